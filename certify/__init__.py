@@ -1,0 +1,14 @@
+"""certify: exact proof certificates for "Three Tokens Force Exponential Feature Rank".
+
+The top layer: ``codes`` ← ``witnesses`` ← ``certify``. This ``__init__`` imports
+nothing heavy, so that ``certify.check`` (the stdlib-only checker) stays independent
+and the CLI starts fast. Import the submodules you need:
+
+* ``certify.check`` — the independent certificate checker (stdlib only);
+* ``certify.domination``, ``certify.amplification``, ``certify.frobenius`` — the
+  lemmas of A.2 with exact arithmetic;
+* ``certify.certificate`` — builds and writes certificates;
+* ``certify.cli`` — the ``certify`` command.
+"""
+__version__ = "0.1.0"
+__all__ = ["__version__"]

@@ -1,0 +1,101 @@
+"""Chain amplification: factors multiply along a chain of jumps (A.2; MATH.md §4).
+
+Keys ``y_0, …, y_k`` with strictly increasing overlaps with ``x``, each consecutive
+triple a jump with factor ``f_i ≥ 1``, give ``α(x,y_0) > (Π f_i)·α(x,y_k)``.
+
+>>> chain_factor([2, 2])
+Fraction(4, 1)
+>>> [best_split(d)[0] for d in range(2, 13)]
+[Fraction(1, 1), Fraction(2, 1), Fraction(3, 1), Fraction(4, 1), Fraction(5, 1), Fraction(6, 1), Fraction(9, 1), Fraction(12, 1), Fraction(16, 1), Fraction(20, 1), Fraction(27, 1)]
+>>> best_split(9)[1], best_split(12)[1]
+((5, 4), (4, 4, 4))
+>>> chain_factor([2, Fraction(1, 2)])
+Traceback (most recent call last):
+...
+ValueError: jump 1 has factor 1/2 < 1; weight domination gives no preference there
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Iterable
+
+from .domination import HALF, domination_factor
+from .exact import exact
+
+__all__ = ["chain_factor", "best_split", "levels_from_gaps"]
+
+
+def chain_factor(factors: Iterable) -> Fraction:
+    """``Π f_i`` for jump factors ``f_i ≥ 1`` (A.2 amplification; MATH.md §4).
+
+    Raises
+    ------
+    ValueError
+        If the chain is empty or some ``f_i < 1`` (weight domination needs ``μ ≥ 1``).
+    TypeError
+        If some factor is not exact.
+    """
+    product = Fraction(1)
+    count = 0
+    for i, f in enumerate(factors):
+        f = exact(f, f"factors[{i}]")
+        if f < 1:
+            raise ValueError(f"jump {i} has factor {f} < 1; weight domination gives no preference there")
+        product *= f
+        count += 1
+    if count == 0:
+        raise ValueError("a chain needs at least one jump")
+    return product
+
+
+def best_split(rise: int, length: int = 3, error=HALF) -> tuple[Fraction, tuple[int, ...]]:
+    """The split of an overlap rise into gaps that maximizes the chain factor ``Π μ_{g_i}``.
+
+    Only gaps with ``μ_g ≥ 1`` are used (at ``n = 3, ε = 1/2``: ``g ≥ 2``, ``μ_g = g − 1``);
+    MATH.md §4 lists the maxima 1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27 for ``d = 2..12``.
+    Exact dynamic programming over ``d``; ties go to fewer jumps, then larger first gap.
+
+    Returns
+    -------
+    (factor, gaps)
+
+    Raises
+    ------
+    ValueError
+        If no split of ``rise`` has all factors ``≥ 1``.
+    """
+    eps = exact(error, "error")
+
+    @lru_cache(maxsize=None)
+    def best(d: int) -> tuple[Fraction, tuple[int, ...]] | None:
+        top: tuple[Fraction, tuple[int, ...]] | None = None
+        for g in range(d, 0, -1):
+            mu = domination_factor(g, length, eps)
+            if mu < 1:
+                continue
+            if g == d:
+                cand = (mu, (g,))
+            else:
+                rest = best(d - g)
+                if rest is None:
+                    continue
+                cand = (mu * rest[0], (g,) + rest[1])
+            if top is None or cand[0] > top[0] or (cand[0] == top[0] and len(cand[1]) < len(top[1])):
+                top = cand
+        return top
+
+    if not isinstance(rise, int) or rise < 1:
+        raise ValueError(f"Argument 'rise' must be an int ≥ 1, not {rise!r}")
+    result = best(rise)
+    if result is None:
+        raise ValueError(f"no split of an overlap rise of {rise} has every jump factor ≥ 1")
+    return result
+
+
+def levels_from_gaps(gaps: Iterable[int]) -> tuple[int, ...]:
+    """Chain levels ``0, g_1, g_1+g_2, …`` from a list of gaps."""
+    levels = [0]
+    for g in gaps:
+        levels.append(levels[-1] + g)
+    return tuple(levels)

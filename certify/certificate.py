@@ -1,0 +1,201 @@
+"""Build, serialize and write rank certificates (format version 1; docs/certificate-format.md).
+
+The producer side: it may use every layer (``codes``, ``witnesses``, the lemmas in
+``certify``), and everything it writes is re-checked by the independent
+``certify.check``. A certificate records the claim, the code, the witness family,
+the jumps (each pointing to its three witnesses), the chains and the trace–Frobenius
+arithmetic, plus a SHA-256 over the canonical content.
+
+>>> cert = rank_nine_certificate("paper")
+>>> cert["claim"]["rank_at_least"], cert["arithmetic"]["ratio"], len(cert["family"]["inputs"])
+(9, '8', 855)
+>>> from certify.check import check
+>>> check(cert).proved
+9
+>>> rank_nine_certificate("paper", rank_at_least=10)
+Traceback (most recent call last):
+...
+certify.certificate.CertificateBuildError: the family proves r ≥ 9, not r ≥ 10
+"""
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from typing import Any
+
+from witnesses import WitnessFamily, rank_nine_family
+
+from . import __version__
+from .amplification import chain_factor
+from .check import FORMAT, MODEL, VERSION, content_hash, format_rational
+from .domination import HALF, domination_factor
+from .exact import exact
+from .frobenius import certified_rank, sum_inverse_squares, trace_frobenius_ratio
+
+__all__ = [
+    "CertificateBuildError",
+    "build_certificate",
+    "rank_nine_certificate",
+    "dumps",
+    "write_certificate",
+    "describe",
+]
+
+
+class CertificateBuildError(ValueError):
+    """The family does not support the requested certificate (e.g. a jump proves nothing)."""
+
+
+def build_certificate(
+    family: WitnessFamily, error: Fraction = HALF, rank_at_least: int | None = None
+) -> dict[str, Any]:
+    """The version-1 certificate of a witness family (A.2; MATH.md §3–§6).
+
+    Parameters
+    ----------
+    family : WitnessFamily
+        Code, chains, jumps and inputs (``witnesses.build_family``).
+    error : Fraction
+        ``ε``: the claim is about heads with error ``< ε`` on every input of the family.
+    rank_at_least : int, optional
+        The claimed bound; default: the bound the family proves.
+
+    Raises
+    ------
+    CertificateBuildError
+        If some jump's factor ``μ`` is below 1, or the requested claim exceeds what
+        the family proves.
+    """
+    eps = exact(error, "error")
+    code, n, m = family.code, family.length, family.code.length
+    jump_factor = []
+    for j, jump in enumerate(family.jumps):
+        mu = domination_factor(jump.gap, n, eps)
+        if mu < 1:
+            raise CertificateBuildError(
+                f"jump {j} has gap {jump.gap}: μ = {format_rational(mu)} < 1 at n = {n}, ε = {format_rational(eps)}"
+            )
+        jump_factor.append(mu)
+    chain_factors = [chain_factor(jump_factor[j] for j in ch.jumps) for ch in family.chains]
+    t = code.size
+    proved = certified_rank(t, chain_factors)
+    claimed = proved if rank_at_least is None else rank_at_least
+    if claimed > proved:
+        raise CertificateBuildError(f"the family proves r ≥ {proved}, not r ≥ {claimed}")
+    sigma = sum_inverse_squares(chain_factors)
+    bits = lambda x: format(x, f"0{m}b")[::-1]  # noqa: E731 - local shorthand
+    cert: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "claim": {
+            "model": MODEL,
+            "m": m,
+            "length": n,
+            "error_below": format_rational(eps),
+            "rank_at_least": claimed,
+        },
+        "producer": {
+            "tool": f"certify {__version__}",
+            "code": code.description or "unspecified",
+            "chains": family.plan,
+        },
+        "code": {
+            "length": m,
+            "weight": code.weight,
+            "min_directed_distance": code.min_distance,
+            "words": code.to_bits(),
+        },
+        "family": {"inputs": [x.to_json() for x in family.inputs]},
+        "jumps": [
+            {
+                "x": bits(jump.x),
+                "y": bits(jump.y),
+                "z": bits(jump.z),
+                "overlaps": [jump.low, jump.high],
+                "factor": format_rational(f),
+                "witnesses": list(w),
+            }
+            for jump, f, w in zip(family.jumps, jump_factor, family.witnesses)
+        ],
+        "chains": [
+            {"pair": [ch.source, ch.target], "jumps": list(ch.jumps), "factor": format_rational(f)}
+            for ch, f in zip(family.chains, chain_factors)
+        ],
+        "arithmetic": {
+            "t": t,
+            "sum_inverse_squares": format_rational(sigma),
+            "frobenius_squared_below": format_rational(t + sigma),
+            "ratio": format_rational(trace_frobenius_ratio(t, chain_factors)),
+            "rank_at_least": proved,
+        },
+    }
+    cert["sha256"] = content_hash(cert)
+    return cert
+
+
+def rank_nine_certificate(plan: str = "paper", rank_at_least: int | None = None) -> dict[str, Any]:
+    """The rank-nine certificate: the fixed 15-word code, chains by ``plan``, length 3, ε = 1/2 (§6.1)."""
+    return build_certificate(rank_nine_family(plan), HALF, rank_at_least)
+
+
+def dumps(value: Any, column: int = 0, width: int = 200) -> str:
+    """JSON text that keeps short arrays and objects on one line (one input, jump or chain per line)."""
+    compact = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if not isinstance(value, (list, dict)) or not value or column + len(compact) <= width:
+        return compact
+    pad = " " * (column + 2)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(k)}: {dumps(v, column + 2, width)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * column + "}"
+    items = [pad + dumps(v, column + 2, width) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * column + "]"
+
+
+def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write ``cert`` as UTF-8 JSON (atomically: a temporary file renamed into place)."""
+    path = os.fspath(path)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(dumps(cert) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def describe(cert: dict[str, Any]) -> list[str]:
+    """Lines a person can read: claim, code, chains, family and the final arithmetic.
+
+    Reads the producer's own numbers (the independent checker recomputes them).
+    """
+    from collections import Counter
+
+    claim, code, ar = cert["claim"], cert["code"], cert["arithmetic"]
+    n_jumps, n_inputs = len(cert["jumps"]), len(cert["family"]["inputs"])
+    t = ar["t"]
+    gaps = Counter((j["overlaps"][1] - j["overlaps"][0], j["factor"]) for j in cert["jumps"])
+    chain_f = Counter(c["factor"] for c in cert["chains"])
+    dists = Counter(
+        (int(a, 2) & ~int(b, 2)).bit_count()
+        for a in code["words"] for b in code["words"] if a != b
+    )
+    ratio = Fraction(ar["ratio"])
+    return [
+        f"claim       r ≥ {claim['rank_at_least']} for one normalized nonnegative kernel-attention head on "
+        f"{claim['m']}-bit tokens,",
+        f"            error < {claim['error_below']} on every input of the family, exact length {claim['length']}",
+        f"code        {t} words, length {code['length']}, weight {code['weight']}, directed distances "
+        + ", ".join(f"{d}×{c}" for d, c in sorted(dists.items())),
+        f"            made from: {cert.get('producer', {}).get('code', 'unspecified')}",
+        f"chains      {len(cert['chains'])} ordered pairs, plan '{cert.get('producer', {}).get('chains', '?')}', "
+        f"{n_jumps} jumps: " + ", ".join(f"gap {g} → factor {f} ×{c}" for (g, f), c in sorted(gaps.items())),
+        "            chain factors F: " + ", ".join(f"{f} ×{c}" for f, c in sorted(chain_f.items(), key=lambda kv: Fraction(kv[0]))),
+        f"family      {n_inputs} inputs of length {claim['length']} "
+        f"(3 witnesses × {n_jumps} jumps = {3 * n_jumps}, {3 * n_jumps - n_inputs} shared)",
+        f"arithmetic  ‖C‖_F² < {t} + Σ F⁻² = {t} + {ar['sum_inverse_squares']} = {ar['frobenius_squared_below']}",
+        f"            {t}² / ‖C‖_F² > {t * t} / ({ar['frobenius_squared_below']}) = {ar['ratio']}"
+        + (f" ≈ {float(ratio):.4f}" if ratio.denominator != 1 else "")
+        + f"  ⇒  rank(C) > {ratio.numerator // ratio.denominator}  ⇒  r ≥ {ar['rank_at_least']}",
+    ]

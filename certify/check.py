@@ -1,0 +1,597 @@
+"""Independent checker for rank certificates, format version 1.
+
+This module is the trusted core of ``certify``. It imports only the Python standard
+library, never ``codes``, ``witnesses``, numpy, sympy or flint, and it can run as a
+script on its own::
+
+    python certify/check.py rank-nine.cert.json
+
+It reads a certificate (``docs/certificate-format.md``), recomputes every overlap,
+target, factor, product and sum from the tokens in the file, compares each stated
+number with its recomputation, and accepts only if the claim follows. What it
+checks, in order (each step's name appears in its rejection messages):
+
+``format``
+    The JSON shape: known keys only, every required key present, integers where
+    integers belong (no floats, no huge numbers), rationals as canonical ``"p/q"``
+    strings, tokens as 0/1 strings of length ``m``, queries in range.
+``integrity``
+    ``sha256`` equals the SHA-256 of the canonical JSON of everything else.
+``code``
+    ``t ≥ 2`` distinct words, each of the stated weight; the stated minimum directed
+    distance is the true one.
+``family``
+    Every input has exact length ``n``; its stated target is ``min_j ⟨x_i, x_j⟩``
+    (MATH.md §1); no input is repeated; every input is a witness of some jump.
+``jumps``
+    Each jump ``(x, y, z)`` has ``t = ⟨x,y⟩ < u = ⟨x,z⟩ ≤ ⟨x,x⟩``; its witnesses are
+    exactly ``(x, y^{n−1})``, ``(x, z^{n−1})``, ``(x, y, z^{n−2})`` at query position 0
+    with targets ``t, u, t``; its factor is ``μ = (n−2)(u−t−2ε)/(2ε) ≥ 1`` (weight
+    domination, A.2; MATH.md §3). No jump is repeated; every jump is used by a chain.
+``chains``
+    Exactly one chain per ordered word pair ``(S, U)``, ``S ≠ U``, running from key
+    ``x_{S^c}`` to key ``x_{U^c}`` under query ``x_S``, each jump starting where the
+    previous one ended; its factor is the product of its jump factors (A.2; MATH.md §4).
+``arithmetic``
+    ``Σ F⁻²``, ``t + Σ F⁻²``, ``t² / (t + Σ F⁻²)`` and the integer bound
+    ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (trace–Frobenius, A.2; MATH.md §5).
+``claim``
+    The claimed rank is at most the bound the data prove.
+
+Exit codes: 0 verified, 1 rejected (the message names the failing step and item),
+2 unreadable or malformed (one line), 3 internal contradiction (a bug in this
+checker). Certificates are arbitrary input: nothing in them is trusted.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from fractions import Fraction
+from typing import Any, NoReturn
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "EXIT_VERIFIED",
+    "EXIT_REJECTED",
+    "EXIT_MALFORMED",
+    "EXIT_INTERNAL",
+    "CertificateError",
+    "CertificateFormatError",
+    "CertificateRejected",
+    "InternalContradiction",
+    "Verified",
+    "canonical_bytes",
+    "content_hash",
+    "format_rational",
+    "parse_rational",
+    "load",
+    "loads",
+    "check",
+    "check_file",
+    "run",
+    "main",
+]
+
+FORMAT = "certify.rank-certificate"
+VERSION = 1
+
+EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED, EXIT_INTERNAL = 0, 1, 2, 3
+
+MAX_FILE_BYTES = 256 * 2**20
+MAX_INT = 2**53 - 1  # every JSON reader holds these exactly
+MAX_RATIONAL_CHARS = 200
+MAX_TOKEN_BITS = 4096
+MAX_LIST = 10**7
+MODEL = "one-head-normalized-nonnegative-kernel-attention"
+
+Token = int  # bit k = coordinate k (MATH.md §1)
+
+_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
+
+
+class CertificateError(Exception):
+    """Base class: a certificate could not be verified. ``step`` names the failing step."""
+
+    exit_code = EXIT_REJECTED
+
+    def __init__(self, step: str, message: str) -> None:
+        super().__init__(f"{step}: {message}")
+        self.step = step
+
+
+class CertificateFormatError(CertificateError):
+    """The file is unreadable or not a well-formed version-1 certificate (exit 2)."""
+
+    exit_code = EXIT_MALFORMED
+
+
+class CertificateRejected(CertificateError):
+    """The file is well formed but its data do not prove its claim (exit 1)."""
+
+    exit_code = EXIT_REJECTED
+
+
+class InternalContradiction(CertificateError):
+    """Two things this checker derived disagree: a bug here, never the file's fault (exit 3)."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class Verified:
+    """The result of a successful check: the claim as parsed and what the data prove."""
+
+    def __init__(self, claim: dict[str, Any], proved: int, ratio: Fraction, counts: dict[str, int]):
+        self.claim = claim
+        self.rank_at_least = claim["rank_at_least"]
+        self.proved = proved
+        self.ratio = ratio
+        self.counts = counts
+
+    def summary(self) -> str:
+        """One paragraph a person can read."""
+        c = self.claim
+        text = (
+            f"VERIFIED: r ≥ {c['rank_at_least']}. Every normalized nonnegative kernel-attention "
+            f"head (one head, tokenwise values, query-dependent affine readout) on {c['m']}-bit "
+            f"tokens with error < {c['error_below']} on all {self.counts['inputs']} inputs of "
+            f"exact length {c['length']} in this family has feature rank r ≥ {c['rank_at_least']}."
+        )
+        text += (
+            f"\n  data: {self.counts['words']} codewords, {self.counts['chains']} chains, "
+            f"{self.counts['jumps']} jumps; t² / (t + Σ F⁻²) = {format_rational(self.ratio)} "
+            f"⇒ r ≥ {self.proved}"
+        )
+        if self.proved > c["rank_at_least"]:
+            text += " (the claim is weaker than what the data prove)"
+        return text
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def format_rational(q: Fraction | int) -> str:
+    """Canonical text of a rational: ``"p/q"`` in lowest terms, ``"p"`` when ``q = 1``."""
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def parse_rational(text: Any, where: str) -> Fraction:
+    """Parse a canonical rational string; anything else is a format error naming ``where``."""
+    if not isinstance(text, str):
+        _malformed(where, f"expected a rational as a string \"p/q\", got {_kind(text)}")
+    if len(text) > MAX_RATIONAL_CHARS:
+        _malformed(where, f"rational has {len(text)} characters; at most {MAX_RATIONAL_CHARS} allowed")
+    if not _RATIONAL.match(text):
+        _malformed(where, f"{text!r} is not a rational \"p\" or \"p/q\" with q ≥ 1")
+    value = Fraction(text)
+    if format_rational(value) != text:
+        _malformed(where, f"{text!r} is not in lowest terms (write {format_rational(value)!r})")
+    return value
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _malformed(where: str, message: str) -> NoReturn:
+    raise CertificateFormatError("format", f"{where}: {message}")
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, bool):
+        return f"a boolean ({json.dumps(v)})"
+    if isinstance(v, (int, str)):
+        return f"{type(v).__name__} {v!r}"[:80]
+    return {dict: "an object", list: "an array", type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _reject_float(text: str) -> NoReturn:
+    raise CertificateFormatError(
+        "format", f"number {text[:40]} is not an integer; write rationals as strings \"p/q\""
+    )
+
+
+def _reject_constant(text: str) -> NoReturn:
+    raise CertificateFormatError("format", f"{text} is not a JSON number")
+
+
+def _parse_int(text: str) -> int:
+    digits = text.lstrip("-")
+    if len(digits) > 16 or abs(int(text)) > MAX_INT:
+        raise CertificateFormatError(
+            "format", f"integer {text[:40]}{'…' if len(text) > 40 else ''} exceeds 2^53 − 1"
+        )
+    return int(text)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise CertificateFormatError("format", f"key {k!r} appears twice in one object")
+        out[k] = v
+    return out
+
+
+def loads(data: bytes | str) -> dict[str, Any]:
+    """Parse certificate JSON strictly: no floats, NaN, huge integers or repeated keys."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CertificateFormatError("format", f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = json.loads(
+            data,
+            parse_float=_reject_float,
+            parse_int=_parse_int,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_no_duplicate_keys,
+        )
+    except json.JSONDecodeError as exc:
+        what = "truncated JSON" if exc.pos >= len(data.rstrip()) else "invalid or truncated JSON"
+        raise CertificateFormatError("format", f"{what}: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise CertificateFormatError("format", "JSON nested too deeply") from None
+    if not isinstance(doc, dict):
+        _malformed("document", f"expected a JSON object, got {_kind(doc)}")
+    return doc
+
+
+def load(path: str) -> dict[str, Any]:
+    """Read and parse a certificate file (format errors for unreadable or oversized files)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise CertificateFormatError("format", f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CertificateFormatError("format", f"{path}: is a directory") from None
+    except OSError as exc:
+        raise CertificateFormatError("format", f"{path}: cannot read ({exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        _malformed(path, f"file larger than {MAX_FILE_BYTES} bytes")
+    if not data.strip():
+        _malformed(path, "file is empty")
+    return loads(data)
+
+
+# --------------------------------------------------------------------------- shape
+
+
+def _obj(v: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    if not isinstance(v, dict):
+        _malformed(where, f"expected an object, got {_kind(v)}")
+    for key in v:
+        if key not in required and key not in optional:
+            _malformed(where, f"unknown key {key!r}")
+    for key in required:
+        if key not in v:
+            _malformed(where, f"missing required key {key!r}")
+    return v
+
+
+def _int(v: Any, where: str, lo: int = 0, hi: int = MAX_INT) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        _malformed(where, f"expected an integer, got {_kind(v)}")
+    if not lo <= v <= hi:
+        _malformed(where, f"{v} is out of range [{lo}, {hi}]")
+    return v
+
+
+def _str(v: Any, where: str, max_len: int = 1000) -> str:
+    if not isinstance(v, str):
+        _malformed(where, f"expected a string, got {_kind(v)}")
+    if len(v) > max_len:
+        _malformed(where, f"string longer than {max_len} characters")
+    return v
+
+
+def _list(v: Any, where: str, min_len: int = 0, max_len: int = MAX_LIST) -> list:
+    if not isinstance(v, list):
+        _malformed(where, f"expected an array, got {_kind(v)}")
+    if not min_len <= len(v) <= max_len:
+        _malformed(where, f"array of {len(v)} items; expected between {min_len} and {max_len}")
+    return v
+
+
+def _token(v: Any, where: str, m: int) -> Token:
+    if not isinstance(v, str):
+        _malformed(where, f"expected a 0/1 string of length {m}, got {_kind(v)}")
+    if len(v) != m:
+        _malformed(where, f"token has length {len(v)}, expected m = {m}")
+    bad = v.strip("01")
+    if bad:
+        k = next(i for i, ch in enumerate(v) if ch not in "01")
+        _malformed(where, f"character {k} is {v[k]!r}; tokens use only '0' and '1'")
+    return int(v[::-1], 2) if m else 0
+
+
+def _index(v: Any, where: str, size: int, what: str) -> int:
+    i = _int(v, where)
+    if i >= size:
+        _malformed(where, f"index {i} is out of range: there are {size} {what}")
+    return i
+
+
+def _parse(doc: dict[str, Any]) -> dict[str, Any]:
+    """Check the whole document's shape; return it with tokens and rationals decoded."""
+    _obj(doc, "document", ("format", "version", "claim", "code", "family", "jumps", "chains", "arithmetic", "sha256"), ("producer",))
+    if doc["format"] != FORMAT:
+        _malformed("format", f"expected {FORMAT!r}, got {_kind(doc['format'])}")
+    if doc["version"] != VERSION or isinstance(doc["version"], bool):
+        _malformed("version", f"this checker reads version {VERSION}, got {_kind(doc['version'])}")
+    _str(doc["sha256"], "sha256", 64)
+    if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
+        _malformed("sha256", "expected 64 lowercase hexadecimal digits")
+    if "producer" in doc:
+        prod = _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note"))
+        for key, value in prod.items():
+            _str(value, f"producer.{key}")
+
+    claim = _obj(doc["claim"], "claim", ("model", "m", "length", "error_below", "rank_at_least"))
+    if claim["model"] != MODEL:
+        _malformed("claim.model", f"expected {MODEL!r}, got {_kind(claim['model'])}")
+    m = _int(claim["m"], "claim.m", 1, MAX_TOKEN_BITS)
+    n = _int(claim["length"], "claim.length", 3, 10**6)
+    eps = parse_rational(claim["error_below"], "claim.error_below")
+    if eps <= 0:
+        _malformed("claim.error_below", f"must be positive, got {claim['error_below']}")
+    _int(claim["rank_at_least"], "claim.rank_at_least", 1)
+
+    code = _obj(doc["code"], "code", ("length", "weight", "min_directed_distance", "words"))
+    if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != m:
+        _malformed("code.length", f"{code['length']} differs from claim.m = {m}")
+    _int(code["weight"], "code.weight", 0, m)
+    _int(code["min_directed_distance"], "code.min_directed_distance", 0, m)
+    words = [_token(w, f"code.words[{i}]", m) for i, w in enumerate(_list(code["words"], "code.words", 1))]
+
+    fam = _obj(doc["family"], "family", ("inputs",))
+    inputs = []
+    for i, x in enumerate(_list(fam["inputs"], "family.inputs", 1)):
+        where = f"family.inputs[{i}]"
+        _obj(x, where, ("tokens", "query", "target"))
+        toks = tuple(_token(s, f"{where}.tokens[{k}]", m) for k, s in enumerate(_list(x["tokens"], f"{where}.tokens", 1, 10**6)))
+        q = _int(x["query"], f"{where}.query")
+        if q >= len(toks):
+            _malformed(f"{where}.query", f"position {q} is out of range for {len(toks)} tokens (positions are 0-based)")
+        inputs.append((toks, q, _int(x["target"], f"{where}.target", 0, m)))
+
+    jumps = []
+    for j, jp in enumerate(_list(doc["jumps"], "jumps", 1)):
+        where = f"jumps[{j}]"
+        _obj(jp, where, ("x", "y", "z", "overlaps", "factor", "witnesses"))
+        x, y, z = (_token(jp[k], f"{where}.{k}", m) for k in "xyz")
+        ov = _list(jp["overlaps"], f"{where}.overlaps", 2, 2)
+        ov = tuple(_int(v, f"{where}.overlaps[{k}]", 0, m) for k, v in enumerate(ov))
+        wit = _list(jp["witnesses"], f"{where}.witnesses", 3, 3)
+        wit = tuple(_index(v, f"{where}.witnesses[{k}]", len(inputs), "inputs") for k, v in enumerate(wit))
+        jumps.append((x, y, z, ov, parse_rational(jp["factor"], f"{where}.factor"), wit))
+
+    chains = []
+    for c, ch in enumerate(_list(doc["chains"], "chains", 1)):
+        where = f"chains[{c}]"
+        _obj(ch, where, ("pair", "jumps", "factor"))
+        pair = _list(ch["pair"], f"{where}.pair", 2, 2)
+        pair = tuple(_index(v, f"{where}.pair[{k}]", len(words), "codewords") for k, v in enumerate(pair))
+        ids = _list(ch["jumps"], f"{where}.jumps", 1)
+        ids = tuple(_index(v, f"{where}.jumps[{k}]", len(jumps), "jumps") for k, v in enumerate(ids))
+        chains.append((pair, ids, parse_rational(ch["factor"], f"{where}.factor")))
+
+    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
+    arithmetic = {
+        "t": _int(ar["t"], "arithmetic.t"),
+        "sum_inverse_squares": parse_rational(ar["sum_inverse_squares"], "arithmetic.sum_inverse_squares"),
+        "frobenius_squared_below": parse_rational(ar["frobenius_squared_below"], "arithmetic.frobenius_squared_below"),
+        "ratio": parse_rational(ar["ratio"], "arithmetic.ratio"),
+        "rank_at_least": _int(ar["rank_at_least"], "arithmetic.rank_at_least"),
+    }
+    return {
+        "claim": claim, "m": m, "n": n, "eps": eps, "code": code, "words": words,
+        "inputs": inputs, "jumps": jumps, "chains": chains, "arithmetic": arithmetic,
+    }
+
+
+# --------------------------------------------------------------------------- integrity
+
+
+def canonical_bytes(doc: dict[str, Any]) -> bytes:
+    """Canonical JSON of ``doc`` without its ``sha256`` key: sorted keys, no spaces, ASCII."""
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def content_hash(doc: dict[str, Any]) -> str:
+    """SHA-256 (hex) of ``canonical_bytes(doc)``."""
+    return hashlib.sha256(canonical_bytes(doc)).hexdigest()
+
+
+# --------------------------------------------------------------------------- mathematics
+
+
+def _reject(step: str, message: str) -> NoReturn:
+    raise CertificateRejected(step, message)
+
+
+def _bits(x: Token, m: int) -> str:
+    return format(x, f"0{m}b")[::-1]
+
+
+def _ov(x: Token, z: Token) -> int:
+    """Overlap ``⟨x,z⟩ = popcount(x & z)`` (MATH.md §1)."""
+    return (x & z).bit_count()
+
+
+def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
+    """Weight-domination factor ``μ_d = (n−2)(d−2ε)/(2ε)`` (A.2; MATH.md §3)."""
+    return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
+
+
+def check(doc: dict[str, Any]) -> Verified:
+    """Verify a parsed certificate; raise a ``CertificateError`` subclass on failure."""
+    p = _parse(doc)
+    m, n, eps, words = p["m"], p["n"], p["eps"], p["words"]
+    full = (1 << m) - 1
+
+    if doc["sha256"] != content_hash(doc):
+        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
+
+    # code (MATH.md §5): t ≥ 2 distinct words of one weight, stated minimum distance exact.
+    t = len(words)
+    if t < 2:
+        _reject("code", "the trace–Frobenius bound needs at least two codewords")
+    w = p["code"]["weight"]
+    for i, x in enumerate(words):
+        if x.bit_count() != w:
+            _reject("code", f"words[{i}] has weight {x.bit_count()}, stated weight {w}")
+    first: dict[Token, int] = {}
+    for i, x in enumerate(words):
+        if x in first:
+            _reject("code", f"words[{i}] repeats words[{first[x]}]")
+        first[x] = i
+    dmin = min(_ov(a, full ^ b) for i, a in enumerate(words) for j, b in enumerate(words) if i != j)
+    if dmin != p["code"]["min_directed_distance"]:
+        _reject("code", f"stated min_directed_distance {p['code']['min_directed_distance']}, actual {dmin}")
+
+    # family (MATH.md §1): exact length n, true targets, no repeats.
+    seen: dict[tuple, int] = {}
+    for i, (toks, q, target) in enumerate(p["inputs"]):
+        if len(toks) != n:
+            _reject("family", f"inputs[{i}] has {len(toks)} tokens; the claim is about exact length {n}")
+        actual = min(_ov(toks[q], xj) for xj in toks)
+        if target != actual:
+            _reject("family", f"inputs[{i}] states target {target}; min_j ⟨x_{q}, x_j⟩ = {actual}")
+        key = (toks, q)
+        if key in seen:
+            _reject("family", f"inputs[{i}] repeats inputs[{seen[key]}]")
+        seen[key] = i
+
+    # jumps (A.2; MATH.md §3): overlaps, witnesses, factor.
+    used_inputs = [False] * len(p["inputs"])
+    jump_seen: dict[tuple, int] = {}
+    for j, (x, y, z, ov, factor, wit) in enumerate(p["jumps"]):
+        where = f"jumps[{j}]"
+        lo, hi, self_ov = _ov(x, y), _ov(x, z), _ov(x, x)
+        if ov != (lo, hi):
+            _reject("jumps", f"{where} states overlaps {list(ov)}; actual [⟨x,y⟩, ⟨x,z⟩] = [{lo}, {hi}]")
+        if not lo < hi <= self_ov:
+            _reject("jumps", f"{where} is not a jump: need ⟨x,y⟩ = {lo} < ⟨x,z⟩ = {hi} ≤ ⟨x,x⟩ = {self_ov}")
+        if (x, y, z) in jump_seen:
+            _reject("jumps", f"{where} repeats jumps[{jump_seen[(x, y, z)]}]")
+        jump_seen[(x, y, z)] = j
+        expected = (
+            ("Y", (x,) + (y,) * (n - 1), lo),
+            ("Z", (x,) + (z,) * (n - 1), hi),
+            ("W", (x, y) + (z,) * (n - 2), lo),
+        )
+        for (name, toks, target), i in zip(expected, wit):
+            got_toks, got_q, got_target = p["inputs"][i]
+            if got_toks != toks or got_q != 0:
+                _reject(
+                    "jumps",
+                    f"{where} witness {name} is family.inputs[{i}] = ({', '.join(_bits(v, m) for v in got_toks)}; "
+                    f"query {got_q}), expected ({', '.join(_bits(v, m) for v in toks)}; query 0)",
+                )
+            if got_target != target:  # targets were recomputed above; the lemma needs t, u, t
+                raise InternalContradiction("jumps", f"{where} witness {name} has target {got_target}, lemma says {target}")
+            used_inputs[i] = True
+        mu = _mu(n, hi - lo, eps)
+        if mu < 1:
+            _reject("jumps", f"{where} has gap {hi - lo}: μ = (n−2)(d−2ε)/(2ε) = {format_rational(mu)} < 1 proves nothing")
+        if factor != mu:
+            _reject("jumps", f"{where} states factor {format_rational(factor)}; weight domination gives μ = {format_rational(mu)}")
+    for i, used in enumerate(used_inputs):
+        if not used:
+            _reject("family", f"inputs[{i}] is not a witness of any jump")
+
+    # chains (A.2; MATH.md §4): one per ordered pair, connected, factor = product.
+    jumps = p["jumps"]
+    used_jumps = [False] * len(jumps)
+    factors: dict[tuple[int, int], Fraction] = {}
+    for c, ((s, u), ids, factor) in enumerate(p["chains"]):
+        where = f"chains[{c}] (pair {s}→{u})"
+        if s == u:
+            _reject("chains", f"{where}: a chain joins two different codewords")
+        if (s, u) in factors:
+            _reject("chains", f"{where}: a second chain for the same ordered pair")
+        key = full ^ words[s]
+        product = Fraction(1)
+        for k, j in enumerate(ids):
+            x, y, z, _, f, _ = jumps[j]
+            if x != words[s]:
+                _reject("chains", f"{where}: jumps[{j}] has query {_bits(x, m)}, not codeword {s}")
+            if y != key:
+                _reject("chains", f"{where}: jumps[{j}] starts at key {_bits(y, m)}, expected {_bits(key, m)}"
+                        + (" (the complement of the codeword)" if k == 0 else " (where the previous jump ended)"))
+            key = z
+            product *= f
+            used_jumps[j] = True
+        if key != full ^ words[u]:
+            _reject("chains", f"{where}: ends at key {_bits(key, m)}, expected the complement of codeword {u}")
+        if factor != product:
+            _reject("chains", f"{where}: states factor {format_rational(factor)}; product of jump factors is {format_rational(product)}")
+        factors[(s, u)] = product
+    for s in range(t):
+        for u in range(t):
+            if s != u and (s, u) not in factors:
+                _reject("chains", f"no chain for ordered pair {s}→{u}")
+    for j, used in enumerate(used_jumps):
+        if not used:
+            _reject("jumps", f"jumps[{j}] is not used by any chain")
+
+    # arithmetic (trace–Frobenius, A.2; MATH.md §5).
+    ar = p["arithmetic"]
+    sigma = sum((1 / (f * f) for f in factors.values()), Fraction(0))
+    frob = t + sigma
+    ratio = Fraction(t * t) / frob
+    bound = ratio.numerator // ratio.denominator + 1
+    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
+        if ar[name] != actual:
+            _reject("arithmetic", f"states {name} = {format_rational(ar[name])}; recomputed {format_rational(actual)}")
+
+    claim = p["claim"]
+    if claim["rank_at_least"] > bound:
+        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
+                f"(t² / (t + Σ F⁻²) = {format_rational(ratio)})")
+    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(factors)}
+    return Verified(dict(claim), bound, ratio, counts)
+
+
+def check_file(path: str) -> Verified:
+    """Load and verify the certificate at ``path``."""
+    return check(load(path))
+
+
+def run(path: str, quiet: bool = False, as_json: bool = False) -> int:
+    """Verify ``path``, print the outcome (stdout on success, one line on stderr otherwise); return the exit code."""
+    try:
+        result = check_file(path)
+    except CertificateError as exc:
+        label = {EXIT_MALFORMED: "MALFORMED", EXIT_REJECTED: "REJECTED", EXIT_INTERNAL: "INTERNAL CONTRADICTION"}[exc.exit_code]
+        if as_json:
+            print(json.dumps({"status": label.lower(), "step": exc.step, "reason": str(exc), "exit": exc.exit_code}))
+        print(f"{label}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if as_json:
+        print(json.dumps({"status": "verified", "claim": result.claim, "proved_rank_at_least": result.proved,
+                          "ratio": format_rational(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}))
+    elif not quiet:
+        print(result.summary())
+    return EXIT_VERIFIED
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python check.py [--quiet] [--json] PATH``: verify one certificate; return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    flags = {a for a in args if a in ("--quiet", "--json")}
+    paths = [a for a in args if a not in flags]
+    if len(paths) != 1:
+        print("usage: check.py [--quiet] [--json] CERTIFICATE.json", file=sys.stderr)
+        return EXIT_MALFORMED
+    return run(paths[0], quiet="--quiet" in flags, as_json="--json" in flags)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The ``certify`` command: a thin click layer over the library.
+
+Exit codes (every command): 0 verified/solved, 1 rejected/not solved, 2 bad or
+unreadable input (one line on stderr), 3 internal contradiction.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from . import __version__
+from .check import EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check_file, run
+
+__all__ = ["cli", "main"]
+
+
+class InputError(click.ClickException):
+    """Bad input: exit 2 with a one-line reason."""
+
+    exit_code = EXIT_MALFORMED
+
+
+class Contradiction(click.ClickException):
+    """Two of our own computations disagree: exit 3."""
+
+    exit_code = EXIT_INTERNAL
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="certify")
+def cli() -> None:
+    """Exact proof certificates for "Three Tokens Force Exponential Feature Rank in
+    Nonnegative Kernel Attention".
+
+    Exit codes: 0 verified, 1 rejected, 2 bad input, 3 internal contradiction.
+    """
+
+
+@cli.command("rank-nine")
+@click.option("--chains", "plan", type=click.Choice(["paper", "direct"]), default="paper", show_default=True,
+              help="paper: jumps of gap ≥ 3 (factor 2 each, §6.1); direct: one jump per pair (factor d−1).")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default="rank-nine.cert.json", show_default=True,
+              help="Where to write the certificate.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def rank_nine(plan: str, out: str, as_json: bool) -> int:
+    """Build, check, write and re-verify the rank-nine certificate (MATH.md §6).
+
+    The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
+    per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10.
+    """
+    from .certificate import describe, rank_nine_certificate, write_certificate
+
+    cert = rank_nine_certificate(plan)
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != cert["arithmetic"]["rank_at_least"]:
+        raise Contradiction(f"producer says r ≥ {cert['arithmetic']['rank_at_least']}, checker says r ≥ {verified.proved}")
+    if as_json:
+        click.echo(json.dumps({
+            "claim": cert["claim"], "chains": plan, "out": out, "sha256": cert["sha256"],
+            "counts": verified.counts, "arithmetic": cert["arithmetic"], "verified": True,
+        }))
+        return EXIT_VERIFIED
+    click.echo(f"certify rank-nine (chains: {plan})")
+    for line in describe(cert):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    return EXIT_VERIFIED
+
+
+@cli.command("verify")
+@click.argument("path", type=click.Path(dir_okay=True))
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object on stdout.")
+def verify(path: str, quiet: bool, as_json: bool) -> int:
+    """Re-check a certificate with the independent stdlib-only checker.
+
+    Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
+    (rejected, naming the failing step) or 2 (unreadable or malformed).
+    """
+    return run(path, quiet=quiet, as_json=as_json)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the CLI, turn every failure into one line and an exit code."""
+    try:
+        code = cli.main(args=argv, prog_name="certify", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        hint = f" (try 'certify {exc.ctx.info_name if exc.ctx and exc.ctx.parent else ''} --help')".replace("  ", " ")
+        click.echo(f"certify: error: {exc.format_message()}{hint}", err=True)
+        code = EXIT_MALFORMED
+    except click.ClickException as exc:
+        click.echo(f"certify: error: {exc.format_message()}", err=True)
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("certify: aborted", err=True)
+        code = 1
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 1
+    except Exception as exc:  # a bug: say so in one line, never a traceback
+        if os.environ.get("CERTIFY_DEBUG"):
+            raise
+        click.echo(f"certify: internal error: {type(exc).__name__}: {exc} (set CERTIFY_DEBUG=1 for a traceback)", err=True)
+        code = EXIT_INTERNAL
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""Constant-weight codes over ``{0,1}^M`` as ``int`` bitmasks (MATH.md §1, §5–§7).
+
+The bottom layer of the project: ``codes`` ← ``witnesses`` ← ``certify``.
+"""
+from .constant_weight import CodeError, ConstantWeightCode, colex_words, greedy_code, verify_code
+from .hadamard import hadamard_code, paley_hadamard, rank_nine_code
+from .tokens import (
+    TokenFormatError,
+    complement,
+    directed_distance,
+    from_bits,
+    indicator,
+    overlap,
+    support,
+    to_bits,
+    weight,
+)
+
+__all__ = [
+    "CodeError",
+    "ConstantWeightCode",
+    "TokenFormatError",
+    "colex_words",
+    "complement",
+    "directed_distance",
+    "from_bits",
+    "greedy_code",
+    "hadamard_code",
+    "indicator",
+    "overlap",
+    "paley_hadamard",
+    "rank_nine_code",
+    "support",
+    "to_bits",
+    "verify_code",
+    "weight",
+]

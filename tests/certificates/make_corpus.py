@@ -1,0 +1,342 @@
+"""Regenerate the certificate corpus: ``python tests/certificates/make_corpus.py``.
+
+Three folders, VIPR/VeriPB style:
+
+* ``valid/``     — certificates the checker must verify (exit 0);
+* ``invalid/``   — well-formed files whose data do not prove their claim (exit 1),
+  each named after the attack it covers;
+* ``malformed/`` — unreadable or ill-formed files (exit 2).
+
+``MANIFEST.json`` records, for every file, the expected exit code, the step that
+must fail (for invalid/malformed files) and what the attack is. The expectations are
+written here by hand, next to each attack; ``tests/test_check_corpus.py`` compares
+them with what the checker actually does. Unless an attack is about the hash itself,
+the attacked file carries a *recomputed* ``sha256``: the attacker can always do that,
+so the mathematics, not the hash, must catch the edit.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from certify.certificate import build_certificate, dumps, rank_nine_certificate  # noqa: E402
+from certify.check import content_hash  # noqa: E402
+from codes import ConstantWeightCode, hadamard_code  # noqa: E402
+from witnesses import Input, build_family  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+MANIFEST: dict[str, dict] = {}
+
+
+def small_code() -> ConstantWeightCode:
+    """Rows 1–3 of the order-12 Paley Hadamard code and the complement of row 1 (m = 12)."""
+    h = hadamard_code(12)
+    return ConstantWeightCode(
+        12, 6, (h.words[0], h.words[1], h.words[2], h.words[11]),
+        "rows 1–3 of the normalized Paley Hadamard matrix of order 12 and the complement of row 1",
+    )
+
+
+def small(plan: str = "paper", length: int = 3, error: Fraction = Fraction(1, 2)) -> dict:
+    return build_certificate(build_family(small_code(), plan, length), error)
+
+
+def rehash(cert: dict) -> dict:
+    cert["sha256"] = content_hash(cert)
+    return cert
+
+
+def bits(x: int, m: int = 12) -> str:
+    return format(x, f"0{m}b")[::-1]
+
+
+def flip(s: str, k: int) -> str:
+    return s[:k] + ("1" if s[k] == "0" else "0") + s[k + 1:]
+
+
+def emit(folder: str, name: str, content, exit_code: int, step: str | None, attack: str) -> None:
+    path = HERE / folder / name
+    if isinstance(content, dict):
+        path.write_text(dumps(content) + "\n", encoding="utf-8")
+    elif isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_bytes(content)
+    MANIFEST[f"{folder}/{name}"] = {"exit": exit_code, "step": step, "attack": attack}
+
+
+def valid() -> None:
+    emit("valid", "rank_nine_paper.json", rank_nine_certificate("paper"), 0, None,
+         "the rank-nine certificate, paper chains (r ≥ 9)")
+    emit("valid", "rank_nine_direct.json", rank_nine_certificate("direct"), 0, None,
+         "the rank-nine certificate, direct chains (r ≥ 10)")
+    emit("valid", "small_paper.json", small("paper"), 0, None, "4 words of length 12, paper chains")
+    emit("valid", "small_direct.json", small("direct"), 0, None, "4 words of length 12, direct chains")
+    emit("valid", "small_length_four.json", small("paper", length=4), 0, None,
+         "exact length 4: witnesses (x,y,y,y), (x,z,z,z), (x,y,z,z)")
+    emit("valid", "small_error_quarter.json", small("paper", error=Fraction(1, 4)), 0, None,
+         "error < 1/4: each gap-3 jump is worth μ = 5")
+    c = small()
+    c["claim"]["rank_at_least"] -= 1
+    emit("valid", "weaker_claim.json", rehash(c), 0, None, "claims less than the data prove: still true")
+    c = small()
+    c["chains"].reverse()
+    emit("valid", "chains_reordered.json", rehash(c), 0, None, "chain order carries no meaning")
+
+
+def invalid() -> None:
+    c = rank_nine_certificate("paper")
+    c["claim"]["rank_at_least"] = 10
+    emit("invalid", "paper_chains_claim_raised_to_ten.json", rehash(c), 1, "claim",
+         "the rank-nine paper certificate edited to claim r ≥ 10")
+
+    c = small()
+    c["claim"]["rank_at_least"] += 1
+    emit("invalid", "claim_raised.json", rehash(c), 1, "claim", "claim one above what the data prove")
+
+    c = small()
+    c["claim"]["rank_at_least"] -= 1
+    emit("invalid", "broken_hash.json", c, 1, "integrity", "a harmless edit without updating sha256")
+
+    c = small()
+    c["family"]["inputs"][5]["tokens"][1] = flip(c["family"]["inputs"][5]["tokens"][1], 0)
+    emit("invalid", "flipped_bit_in_input_token.json", rehash(c), 1, "family",
+         "one bit of one witness token flipped (target no longer matches)")
+
+    c = small()
+    inp = c["family"]["inputs"][5]
+    inp["tokens"][2] = flip(inp["tokens"][2], 11)
+    toks = [int(s[::-1], 2) for s in inp["tokens"]]
+    inp["target"] = min((toks[0] & x).bit_count() for x in toks)
+    emit("invalid", "flipped_bit_in_input_token_target_fixed.json", rehash(c), 1, "jumps",
+         "one witness token bit flipped and its target recomputed: the witness no longer matches its jump")
+
+    c = small()
+    c["code"]["words"][1] = flip(c["code"]["words"][1], 0)
+    emit("invalid", "flipped_bit_in_codeword.json", rehash(c), 1, "code", "one codeword bit flipped")
+
+    c = small()
+    c["jumps"][3]["z"] = flip(c["jumps"][3]["z"], 0)
+    emit("invalid", "flipped_bit_in_jump_key.json", rehash(c), 1, "jumps", "one bit of a jump's worse key flipped")
+
+    c = small()
+    wit = c["jumps"][0]["witnesses"]
+    wit[0], wit[2] = wit[2], wit[0]
+    emit("invalid", "swapped_witnesses.json", rehash(c), 1, "jumps", "witnesses Y and W of a jump swapped")
+
+    c = small()
+    j = c["jumps"][0]
+    dropped = j["witnesses"][2]
+    j["witnesses"][2] = j["witnesses"][0]
+    del c["family"]["inputs"][dropped]
+    for jp in c["jumps"]:
+        jp["witnesses"] = [i - (i > dropped) for i in jp["witnesses"]]
+    emit("invalid", "dropped_input_reindexed.json", rehash(c), 1, "jumps",
+         "witness W of a jump removed from the family, its reference pointed at Y, indices renumbered")
+
+    c = small()
+    victim = c["chains"][2]["jumps"][1]
+    del c["jumps"][victim]
+    for ch in c["chains"]:
+        ch["jumps"] = [i - (i > victim) for i in ch["jumps"] if i != victim]
+    emit("invalid", "dropped_jump_reindexed.json", rehash(c), 1, "family",
+         "the second jump of a two-jump chain removed and indices renumbered (its witnesses are now orphans)")
+
+    c = small()
+    del c["chains"][4]
+    emit("invalid", "dropped_chain.json", rehash(c), 1, "chains", "one ordered pair has no chain")
+
+    c = small()
+    c["chains"].append(copy.deepcopy(c["chains"][0]))
+    emit("invalid", "duplicated_chain.json", rehash(c), 1, "chains", "one ordered pair has two chains")
+
+    c = small()
+    c["jumps"][0]["factor"] = "3"
+    emit("invalid", "changed_jump_factor.json", rehash(c), 1, "jumps", "a gap-3 jump claims factor 3 instead of 2")
+
+    c = small()
+    c["chains"][2]["factor"] = "5"
+    emit("invalid", "changed_chain_factor.json", rehash(c), 1, "chains", "a chain claims factor 5, its jumps give 4")
+
+    c = small()
+    c["arithmetic"]["sum_inverse_squares"] = "1"
+    emit("invalid", "changed_sum.json", rehash(c), 1, "arithmetic", "Σ F⁻² understated")
+
+    c = small()
+    c["arithmetic"]["ratio"] = "3"
+    emit("invalid", "changed_ratio.json", rehash(c), 1, "arithmetic", "t²/(t + Σ F⁻²) overstated")
+
+    c = small()
+    c["arithmetic"]["rank_at_least"] += 1
+    emit("invalid", "changed_arithmetic_rank.json", rehash(c), 1, "arithmetic",
+         "the integer bound overstated in the arithmetic section")
+
+    c = small()
+    c["family"]["inputs"][0]["target"] += 1
+    emit("invalid", "wrong_target.json", rehash(c), 1, "family", "one stated target off by one")
+
+    c = small()
+    inp = c["family"]["inputs"][2]
+    inp["query"] = 1
+    toks = [int(s[::-1], 2) for s in inp["tokens"]]
+    inp["target"] = min((toks[1] & x).bit_count() for x in toks)
+    emit("invalid", "witness_query_moved.json", rehash(c), 1, "jumps",
+         "a witness's queried position moved to 1 (target recomputed)")
+
+    c = small()
+    two = [ch for ch in c["chains"] if len(ch["jumps"]) == 2][0]
+    other = [ch for ch in c["chains"] if ch["pair"][0] == two["pair"][0] and ch is not two][0]
+    two["jumps"][1] = other["jumps"][0]
+    emit("invalid", "chain_not_connected.json", rehash(c), 1, "chains",
+         "a chain's second jump does not start where the first ended")
+
+    c = small()
+    a, b = [ch for ch in c["chains"] if ch["pair"][0] == 0][:2]
+    a["jumps"], b["jumps"] = b["jumps"], a["jumps"]
+    a["factor"], b["factor"] = b["factor"], a["factor"]
+    emit("invalid", "chain_wrong_endpoint.json", rehash(c), 1, "chains",
+         "two chains from the same codeword swap their jumps: each ends at the other's key")
+
+    c = small()
+    c["claim"]["error_below"] = "1"
+    emit("invalid", "error_threshold_loosened.json", rehash(c), 1, "jumps",
+         "claim about error < 1 with jumps that need error < 1/2 (μ = 1/2 < 1)")
+
+    fam = build_family(small_code(), lambda d: tuple(range(d + 1)), 3, plan_name="gap one")
+    c = build_certificate(fam, Fraction(1, 4))
+    c["claim"]["error_below"] = "1/2"
+    emit("invalid", "gap_one_jumps.json", rehash(c), 1, "jumps",
+         "gap-1 jumps (worth μ = 1 at error < 1/4) presented as a certificate for error < 1/2 (μ = 0)")
+
+    c = small()
+    c["claim"]["length"] = 4
+    emit("invalid", "length_mismatch.json", rehash(c), 1, "family",
+         "claim about exact length 4 with length-3 inputs")
+
+    c = small()
+    c["code"]["words"] = c["code"]["words"][:1]
+    c["chains"] = [dict(c["chains"][0], pair=[0, 0])]
+    c["claim"]["rank_at_least"] = 2
+    emit("invalid", "single_codeword.json", rehash(c), 1, "code",
+         "one codeword: ⌊1/1⌋ + 1 = 2 would be false, the strict bound needs t ≥ 2")
+
+    c = small()
+    c["code"]["words"][3] = c["code"]["words"][0]
+    emit("invalid", "duplicate_codeword.json", rehash(c), 1, "code", "a codeword listed twice")
+
+    c = small()
+    c["code"]["min_directed_distance"] = 4
+    emit("invalid", "overstated_min_distance.json", rehash(c), 1, "code", "minimum directed distance overstated")
+
+    c = small()
+    c["family"]["inputs"].append(copy.deepcopy(c["family"]["inputs"][0]))
+    emit("invalid", "duplicate_input.json", rehash(c), 1, "family", "an input listed twice")
+
+    c = small()
+    c["family"]["inputs"].append({"tokens": ["0" * 12, "1" * 12, "1" * 12], "query": 1, "target": 0})
+    emit("invalid", "unused_input.json", rehash(c), 1, "family", "an input no jump uses")
+
+    c = small()
+    c["jumps"].append(copy.deepcopy(c["jumps"][0]))
+    c["jumps"][-1]["witnesses"] = list(reversed(c["jumps"][-1]["witnesses"]))
+    emit("invalid", "duplicate_jump.json", rehash(c), 1, "jumps", "a jump listed twice")
+
+    c = small()
+    fam = build_family(small_code(), "paper")
+    chain = c["chains"][0]
+    first = fam.jumps[chain["jumps"][0]]
+    shrunk = first.y & ~(1 << (first.y.bit_length() - 1))  # a proper subset of S^c: still overlap 0
+    n = len(c["family"]["inputs"])
+    for k, toks in enumerate([(first.x, shrunk, shrunk), (first.x, shrunk, first.z)]):
+        c["family"]["inputs"].append(Input(toks, 0, 12).to_json())
+    c["jumps"].append({
+        "x": bits(first.x), "y": bits(shrunk), "z": bits(first.z),
+        "overlaps": [0, first.high], "factor": c["jumps"][chain["jumps"][0]]["factor"],
+        "witnesses": [n, c["jumps"][chain["jumps"][0]]["witnesses"][1], n + 1],
+    })
+    chain["jumps"] = [len(c["jumps"]) - 1]
+    emit("invalid", "preferred_key_not_complement.json", rehash(c), 1, "chains",
+         "a chain starts at a proper subset of x_{S^c} (overlap 0, valid jump) instead of x_{S^c}")
+
+
+def malformed() -> None:
+    base = dumps(small())
+    emit("malformed", "not_json.json", "this is not a certificate\n", 2, "format", "plain text")
+    emit("malformed", "truncated.json", base[: len(base) // 2], 2, "format", "file cut in half")
+    emit("malformed", "empty.json", "", 2, "format", "empty file")
+    emit("malformed", "top_level_array.json", "[1, 2, 3]\n", 2, "format", "a JSON array, not an object")
+    emit("malformed", "non_utf8.json", b'{"format": "\xff"}\n', 2, "format", "bytes that are not UTF-8")
+    emit("malformed", "deeply_nested.json", "[" * 100000 + "]" * 100000, 2, "format", "nesting bomb")
+    emit("malformed", "nan_literal.json", base.replace('"version": 1', '"version": NaN'), 2, "format", "NaN")
+    emit("malformed", "duplicate_key.json", base.replace('"version": 1', '"version": 1, "version": 1'), 2,
+         "format", "a key repeated in one object")
+
+    def edit(name: str, attack: str, f) -> None:
+        c = small()
+        f(c)
+        emit("malformed", name, rehash(c), 2, "format", attack)
+
+    edit("missing_claim.json", "no claim", lambda c: c.pop("claim"))
+    c = small()
+    del c["sha256"]
+    emit("malformed", "missing_sha256.json", c, 2, "format", "no sha256")
+    edit("unknown_top_level_key.json", "an extra top-level key", lambda c: c.update(extra=1))
+    edit("unknown_claim_key.json", "an extra claim key", lambda c: c["claim"].update(heads=2))
+    edit("unknown_input_key.json", "an extra key in an input", lambda c: c["family"]["inputs"][0].update(note="x"))
+    edit("wrong_format_name.json", "another format", lambda c: c.update(format="vipr"))
+    edit("wrong_version.json", "version 2", lambda c: c.update(version=2))
+    edit("boolean_version.json", "true is not the integer 1", lambda c: c.update(version=True))
+    edit("wrong_model.json", "a claim about another model", lambda c: c["claim"].update(model="softmax"))
+    edit("token_wrong_length.json", "a token one bit short",
+         lambda c: c["family"]["inputs"][0]["tokens"].__setitem__(1, c["family"]["inputs"][0]["tokens"][1][:-1]))
+    edit("token_bad_character.json", "a token with a '2'",
+         lambda c: c["code"]["words"].__setitem__(0, "2" + c["code"]["words"][0][1:]))
+    edit("token_not_string.json", "a token given as an integer",
+         lambda c: c["jumps"][0].update(x=5))
+    edit("query_out_of_range.json", "query position 3 in a length-3 input",
+         lambda c: c["family"]["inputs"][0].update(query=3))
+    edit("negative_query.json", "query position -1", lambda c: c["family"]["inputs"][0].update(query=-1))
+    edit("huge_integer.json", "rank_at_least = 10^30", lambda c: c["claim"].update(rank_at_least=10**30))
+    edit("float_number.json", "m = 12.0", lambda c: c["claim"].update(m=12.5))
+    edit("rational_not_a_number.json", "factor 'two'", lambda c: c["jumps"][0].update(factor="two"))
+    edit("rational_not_lowest_terms.json", "factor '4/2'", lambda c: c["jumps"][0].update(factor="4/2"))
+    edit("rational_zero_denominator.json", "factor '1/0'", lambda c: c["jumps"][0].update(factor="1/0"))
+    edit("rational_as_number.json", "error_below given as a JSON number",
+         lambda c: c["claim"].update(error_below=1))
+    edit("rational_too_long.json", "a 300-digit rational", lambda c: c["jumps"][0].update(factor="1" * 300))
+    edit("null_field.json", "weight null", lambda c: c["code"].update(weight=None))
+    edit("dangling_witness_index.json", "a witness index past the end of the family",
+         lambda c: c["jumps"][0]["witnesses"].__setitem__(0, len(c["family"]["inputs"])))
+    edit("dangling_chain_pair.json", "a chain pair naming codeword 4 of 4",
+         lambda c: c["chains"][0]["pair"].__setitem__(1, 4))
+    edit("code_length_mismatch.json", "code.length differs from claim.m", lambda c: c["code"].update(length=13))
+    edit("length_below_three.json", "claim about length 2", lambda c: c["claim"].update(length=2))
+    edit("zero_error.json", "error_below 0", lambda c: c["claim"].update(error_below="0"))
+    edit("sha256_not_hex.json", "sha256 of the wrong form", lambda c: None)
+    path = HERE / "malformed" / "sha256_not_hex.json"
+    doc = json.loads(path.read_text())
+    doc["sha256"] = "not-a-hash"
+    path.write_text(dumps(doc) + "\n")
+
+
+def main() -> None:
+    for folder in ("valid", "invalid", "malformed"):
+        d = HERE / folder
+        d.mkdir(exist_ok=True)
+        for f in d.iterdir():
+            f.unlink()
+    valid()
+    invalid()
+    malformed()
+    (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    print(f"wrote {len(MANIFEST)} files under {os.path.relpath(HERE)}")
+
+
+if __name__ == "__main__":
+    main()

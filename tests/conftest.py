@@ -1,0 +1,27 @@
+"""Shared fixtures and hypothesis settings for the test suite."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "certificates"
+
+settings.register_profile(
+    "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def run_cli(*args: str, cwd: str | os.PathLike | None = None):
+    """Run ``python -m certify.cli ARGS`` in a subprocess; return the CompletedProcess."""
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "certify.cli", *args],
+        capture_output=True, text=True, cwd=cwd, timeout=120,
+    )

@@ -1,0 +1,48 @@
+"""The checker is small, stdlib-only and runs on its own (STYLE.md 7; mmverify.py)."""
+import ast
+import shutil
+import subprocess
+import sys
+
+from conftest import CORPUS, ROOT
+
+CHECKER = ROOT / "certify" / "check.py"
+
+
+def test_checker_imports_only_the_standard_library():
+    tree = ast.parse(CHECKER.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "relative import in the checker"
+            names.add(node.module.split(".")[0])
+    assert names <= set(sys.stdlib_module_names) | {"__future__"}, names
+
+
+def test_checker_runs_as_a_lone_file_without_the_project(tmp_path):
+    lone = tmp_path / "check.py"
+    shutil.copy(CHECKER, lone)
+    good = CORPUS / "valid" / "rank_nine_paper.json"
+    bad = CORPUS / "invalid" / "paper_chains_claim_raised_to_ten.json"
+    run = lambda p: subprocess.run([sys.executable, "-I", "-S", str(lone), str(p)],  # noqa: E731
+                                   capture_output=True, text=True, cwd=tmp_path)
+    ok, rejected = run(good), run(bad)
+    assert ok.returncode == 0 and "VERIFIED: r ≥ 9" in ok.stdout
+    assert rejected.returncode == 1 and rejected.stderr.startswith("REJECTED: claim:")
+
+
+def test_importing_the_checker_loads_no_producer_or_numeric_library():
+    code = (
+        "import sys, certify.check as c; "
+        "bad = {'numpy', 'sympy', 'flint', 'networkx', 'codes', 'witnesses', 'click'} & set(sys.modules); "
+        "print(sorted(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_checker_stays_small():
+    lines = [ln for ln in CHECKER.read_text().splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    assert len(lines) < 600

@@ -1,0 +1,37 @@
+"""README.md stays true: the example session is real output, the set-up commands are what CI runs."""
+import os
+import re
+import subprocess
+import sys
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def block_after(marker):
+    rest = README.split(marker, 1)[1]
+    return re.search(r"```[a-z]*\n(.*?)```", rest, re.S).group(1)
+
+
+def test_setup_commands_are_the_documented_ones():
+    assert block_after("<!-- ci:main-command -->").strip() == "pip install . && certify rank-nine"
+    assert block_after("<!-- ci:test-command -->").strip() == "pip install -e '.[test]' && pytest"
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "readme_command test-command" in ci and "readme_command main-command" in ci
+
+
+def test_example_session_is_real_output(tmp_path):
+    session = block_after("<!-- example-session -->")
+    os.symlink(ROOT / "tests", tmp_path / "tests")
+    os.symlink(ROOT / "certify", tmp_path / "certify")
+    bindir = os.path.dirname(sys.executable)
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    chunks = re.split(r"^\$ (.*)$", session, flags=re.M)[1:]
+    assert chunks, "no commands in the example session"
+    for command, expected in zip(chunks[::2], chunks[1::2]):
+        if command.startswith("python "):
+            command = sys.executable + command[len("python"):]
+        proc = subprocess.run(["bash", "-c", "{ " + command + "; } 2>&1"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True)
+        assert proc.stdout == expected.lstrip("\n"), f"$ {command}\n{proc.stdout}"
