@@ -4,6 +4,7 @@ The bottom layer of the project: ``codes`` ← ``witnesses`` ← ``certify``.
 """
 from .constant_weight import CodeError, ConstantWeightCode, colex_words, greedy_code, verify_code
 from .hadamard import hadamard_code, paley_hadamard, rank_nine_code
+from .packing import MiddleLayer, gv_count, middle_ball
 from .tokens import (
     TokenFormatError,
     complement,
@@ -25,8 +26,11 @@ __all__ = [
     "directed_distance",
     "from_bits",
     "greedy_code",
+    "gv_count",
     "hadamard_code",
     "indicator",
+    "MiddleLayer",
+    "middle_ball",
     "overlap",
     "paley_hadamard",
     "rank_nine_code",

@@ -1,6 +1,8 @@
 """README.md stays true: the example session is real output, the set-up commands are what CI runs."""
 import os
 import re
+
+import pytest
 import subprocess
 import sys
 
@@ -21,8 +23,15 @@ def test_setup_commands_are_the_documented_ones():
     assert "readme_command test-command" in ci and "readme_command main-command" in ci
 
 
-def test_example_session_is_real_output(tmp_path):
-    session = block_after("<!-- example-session -->")
+SESSIONS = [re.search(r"```[a-z]*\n(.*?)```", part, re.S).group(1) for part in README.split("<!-- example-session -->")[1:]]
+
+
+def test_readme_has_example_sessions():
+    assert len(SESSIONS) >= 2
+
+
+@pytest.mark.parametrize("session", SESSIONS, ids=lambda s: s.splitlines()[0][:40])
+def test_example_session_is_real_output(tmp_path, session):
     os.symlink(ROOT / "tests", tmp_path / "tests")
     os.symlink(ROOT / "certify", tmp_path / "certify")
     bindir = os.path.dirname(sys.executable)

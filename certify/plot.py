@@ -1,0 +1,52 @@
+"""Plot ``log₂(bound)`` against ``m`` (``certify bounds --m-range A:B --plot FILE.png``).
+
+Needs matplotlib, the optional extra ``certify[plot]``; imported only here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["PlotUnavailable", "plot_rows"]
+
+_STYLE = {
+    "theorem1.closed_form": ("Theorem 1, closed form 2^(4⌊M/40⌋−1)", "C0", "--"),
+    "theorem1.exact": ("Theorem 1, exact evaluation", "C0", "-"),
+    "shell": ("shell counting (A.3)", "C1", "-"),
+    "unique_minimizer": ("unique minimizer (A.4)", "C2", "-"),
+    "growing_context.exact": ("growing context (A.2), exact", "C3", "-"),
+    "heads.exact": ("H heads (B.2), exact", "C4", "-"),
+    "degree.exact": ("degree D (B.4), exact", "C5", "-"),
+}
+
+
+class PlotUnavailable(RuntimeError):
+    """matplotlib is not installed."""
+
+
+def plot_rows(rows: list[dict[str, Any]], path: str, title: str = "", labels: dict[str, str] | None = None) -> None:
+    """Draw one line per bound (points where it is trivial or does not apply are left out).
+
+    ``labels`` adds text to a column's legend entry (e.g. ``{"heads.exact": "H = 2"}``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotUnavailable("plotting needs matplotlib: pip install 'certify[plot]'") from None
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    for col, (label, color, style) in _STYLE.items():
+        pts = [(r["m"], r[col]) for r in rows if r.get(col) is not None]
+        if pts:
+            xs, ys = zip(*pts)
+            extra = (labels or {}).get(col)
+            ax.plot(xs, ys, style, color=color, label=f"{label}, {extra}" if extra else label, drawstyle="steps-post" if "closed" in col else "default")
+    ax.set_xlabel("m (token bits)")
+    ax.set_ylabel("log₂ (lower bound on feature rank)")
+    ax.set_title(title or "Rank lower bounds of the paper, by m")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
