@@ -174,6 +174,44 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     return EXIT_VERIFIED
 
 
+@cli.command("check-kernel")
+@click.argument("table", type=click.Path(dir_okay=False))
+@click.option("--family", "family_path", type=click.Path(dir_okay=False),
+              help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
+@click.option("--search-readout", is_flag=True,
+              help="Also decide (exact LP) whether some readout solves the family; always done for kernel-only tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
+def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, as_json: bool) -> int:
+    """Check a kernel table (.npz or .json) against a witness family, exactly.
+
+    Exit 0: the table's readout solves the family (kernel only: some readout exists);
+    1: it does not; 2: bad input; 3: a result contradicts the certified theorem.
+    """
+    import sys as _sys
+
+    from .kernel_check import FamilyFormatError, KernelContradiction, check_kernel, load_family
+    from .kernel_table import TableFormatError, load_table
+    from .lp import LPError
+
+    if hasattr(_sys, "set_int_max_str_digits"):
+        _sys.set_int_max_str_digits(0)
+    try:
+        tab = load_table(table)
+        fam = load_family(family_path)
+        report = check_kernel(tab, fam, search_readout=search_readout)
+    except (TableFormatError, FamilyFormatError) as exc:
+        raise InputError(str(exc)) from None
+    except (KernelContradiction, LPError) as exc:
+        raise Contradiction(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+    else:
+        click.echo(f"certify check-kernel {table}")
+        for line in report.text():
+            click.echo("  " + line)
+    return EXIT_VERIFIED if report.ok else 1
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turn every failure into one line and an exit code."""
     try:

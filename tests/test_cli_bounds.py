@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import run_cli
+from conftest import assert_one_line_error, run_cli
 
 
 def test_m_168_text():
@@ -60,9 +60,7 @@ def test_huge_m_switches_to_intervals_and_says_so():
     ["bounds", "--m", "100", "--s", "98"],
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, args):
-    proc = run_cli(*args, cwd=tmp_path)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert_one_line_error(run_cli(*args, cwd=tmp_path), 2)
 
 
 def test_range_table_json_and_plot(tmp_path):

@@ -34,6 +34,7 @@ def test_readme_has_example_sessions():
 def test_example_session_is_real_output(tmp_path, session):
     os.symlink(ROOT / "tests", tmp_path / "tests")
     os.symlink(ROOT / "certify", tmp_path / "certify")
+    os.symlink(ROOT / "docs", tmp_path / "docs")
     bindir = os.path.dirname(sys.executable)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     chunks = re.split(r"^\$ (.*)$", session, flags=re.M)[1:]

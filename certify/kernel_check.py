@@ -1,0 +1,403 @@
+"""Check a kernel table against a witness family, exactly (MATH.md §2–§6; §6.1).
+
+Given a table (``certify.kernel_table``) and a family (a certificate, any file with
+``family.inputs``, or by default the rank-nine certificate), :func:`check_kernel`
+answers, with exact rationals:
+
+* with a readout: the prediction ``t̂ = Σ_j α(x_i,x_j) g_{x_i}(x_j) / Σ_j α(x_i,x_j)`` and
+  the error on every input, ``max_error``, the failing inputs, and ``solves``;
+* for every jump ``(x, y, z)`` of the family: whether ``α(x,y) > μ·α(x,z)`` holds
+  (``μ = (n−2)(d−2ε)/(2ε)``; ``d − 1`` at length 3, error 1/2 — weight domination, A.2);
+* ``kernel_rank``: the exact rank of ``α`` on the family's query tokens × all its tokens,
+  and the rank of the certificate's ``t × t`` matrix ``B_{S,U} = α(x_S, x_{U^c})``;
+* without a readout (or with ``search_readout``): whether *some* values and affine
+  readout make the kernel solve the family — decided exactly by
+  :func:`certify.lp.strict_feasibility` per query token, with a witness readout or an
+  infeasible sub-family (a Farkas certificate).
+
+Consistency with the theorem: a table that solves the family (or admits a readout)
+must have ``kernel_rank ≥ certified_bound`` and must satisfy every jump. If not, the
+check raises :class:`KernelContradiction` (exit 3): that would mean a bug here or a
+false theorem, never a property of the table.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from codes import complement
+from witnesses import Input, WitnessError
+
+from .check import CertificateError, check, format_rational, loads
+from .kernel_table import KernelTable, TableFormatError
+
+__all__ = [
+    "FamilyFormatError",
+    "KernelContradiction",
+    "FamilySpec",
+    "load_family",
+    "assert_consistent",
+    "KernelReport",
+    "check_kernel",
+]
+
+
+class FamilyFormatError(ValueError):
+    """The family file is unreadable, malformed, or a certificate that does not verify (exit 2)."""
+
+
+class KernelContradiction(RuntimeError):
+    """A result contradicts the certified theorem (exit 3): a bug, never the table's fault."""
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """A family of inputs, its jumps ``(x, y, z, n)`` (``n``: witness length) and, from a certificate, its proved bound."""
+
+    inputs: tuple[Input, ...]
+    m: int
+    error: Fraction
+    jumps: tuple[tuple[int, int, int, int], ...]
+    certified_bound: int | None
+    code_words: tuple[int, ...] | None
+    source: str
+
+
+def _rank_nine_default() -> FamilySpec:
+    from .certificate import rank_nine_certificate
+
+    return _from_certificate(rank_nine_certificate("paper"), "the rank-nine certificate (paper chains)")
+
+
+def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
+    try:
+        verified = check(doc)
+    except CertificateError as exc:
+        raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
+    m = doc["claim"]["m"]
+    inputs = tuple(Input.from_json(x, m) for x in doc["family"]["inputs"])
+    bits = lambda s: int(s[::-1], 2)  # noqa: E731
+    n = doc["claim"]["length"]
+    jumps = tuple((bits(j["x"]), bits(j["y"]), bits(j["z"]), n) for j in doc["jumps"])
+    words = tuple(bits(w) for w in doc["code"]["words"])
+    return FamilySpec(inputs, m, Fraction(doc["claim"]["error_below"]), jumps, verified.proved, words,
+                      f"{source}, r ≥ {verified.proved}")
+
+
+def _detect_jumps(inputs: tuple[Input, ...]) -> tuple[tuple[int, int, int, int], ...]:
+    """Jumps whose three witnesses ``(x,y^{n−1})``, ``(x,z^{n−1})``, ``(x,y,z^{n−2})`` are all in the family."""
+    present = {(x.tokens, x.query) for x in inputs}
+    found = []
+    for X in inputs:
+        t = X.tokens
+        n = len(t)
+        if X.query != 0 or n < 3 or t[1] == t[2] or any(v != t[2] for v in t[2:]):
+            continue
+        x, y, z = t[0], t[1], t[2]
+        lo, hi, s = (x & y).bit_count(), (x & z).bit_count(), x.bit_count()
+        if lo < hi <= s and ((x,) + (y,) * (n - 1), 0) in present and ((x,) + (z,) * (n - 1), 0) in present:
+            found.append((x, y, z, n))
+    return tuple(found)
+
+
+def load_family(path: str | None) -> FamilySpec:
+    """The family to check against: ``None`` → the rank-nine certificate; else a certificate or a family file."""
+    if path is None:
+        return _rank_nine_default()
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise FamilyFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise FamilyFormatError(f"{path}: not JSON ({str(exc).splitlines()[0][:100]})") from None
+    if isinstance(doc, dict) and doc.get("format") == "certify.rank-certificate":
+        try:
+            doc = loads(data)  # the checker's strict reader
+        except CertificateError as exc:
+            raise FamilyFormatError(f"{path}: {exc}") from None
+        return _from_certificate(doc, path)
+    fam = doc.get("family") if isinstance(doc, dict) else None
+    items = fam.get("inputs") if isinstance(fam, dict) else None
+    if not isinstance(items, list) or not items:
+        raise FamilyFormatError(f"{path}: expected a certificate or an object with a nonempty family.inputs array")
+    first = items[0].get("tokens") if isinstance(items[0], dict) else None
+    if not isinstance(first, list) or not first or not isinstance(first[0], str):
+        raise FamilyFormatError(f"{path}: family.inputs[0].tokens must be an array of 0/1 strings")
+    m = len(first[0])
+    inputs = []
+    for i, obj in enumerate(items):
+        if not isinstance(obj, dict):
+            raise FamilyFormatError(f"{path}: family.inputs[{i}] is not an object")
+        try:
+            inputs.append(Input.from_json(obj, m))
+        except WitnessError as exc:
+            raise FamilyFormatError(f"{path}: family.inputs[{i}]: {exc}") from None
+    inputs_t = tuple(inputs)
+    return FamilySpec(inputs_t, m, Fraction(1, 2), _detect_jumps(inputs_t), None, None,
+                      f"{path} (a family without a certificate)")
+
+
+def assert_consistent(solved: bool, kernel_rank: int, certified_bound: int | None, violated_jumps: int) -> None:
+    """Raise :class:`KernelContradiction` if a solving kernel breaks the certified bound or a jump.
+
+    ``solved`` means: the table's readout solves the family, or some readout exists.
+    """
+    if not solved:
+        return
+    if certified_bound is not None and kernel_rank < certified_bound:
+        raise KernelContradiction(
+            f"CONTRADICTION: the kernel solves the family with rank {kernel_rank}, "
+            f"below the certified bound r ≥ {certified_bound}")
+    if violated_jumps:
+        raise KernelContradiction(
+            f"CONTRADICTION: the kernel solves the family but violates {violated_jumps} "
+            "weight-domination inequalities (A.2)")
+
+
+def _bits(x: int, m: int) -> str:
+    return format(x, f"0{m}b")[::-1]
+
+
+def _decimal(q: Fraction) -> str:
+    return f"{float(q):.6g}"
+
+
+def _frac(v) -> Fraction:
+    return Fraction(int(v.p), int(v.q))
+
+
+def _show(exact: str, decimal: str) -> str:
+    """A rational for people: exact when short, else its decimal (the JSON keeps it exact)."""
+    return f"{exact} ≈ {decimal}" if len(exact) <= 24 else f"≈ {decimal}"
+
+
+@dataclass
+class KernelReport:
+    """Everything :func:`check_kernel` found; ``to_json`` is the ``--json`` output."""
+
+    table: dict[str, Any]
+    family: dict[str, Any]
+    solves: bool | None = None
+    max_error: Fraction | None = None
+    failing_inputs: list[dict[str, Any]] = field(default_factory=list)
+    jump_violations: list[dict[str, Any]] = field(default_factory=list)
+    jumps_checked: int = 0
+    kernel_rank: int = 0
+    certificate_matrix_rank: int | None = None
+    certified_bound: int | None = None
+    readout_exists: bool | None = None
+    readout: dict[str, dict[str, str]] | None = None
+    infeasible_subfamily: list[dict[str, Any]] | None = None
+    infeasible_query_tokens: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """Exit 0 condition: the readout solves the family, or (kernel only) some readout exists."""
+        return bool(self.solves) if self.solves is not None else bool(self.readout_exists)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "certify.check-kernel/1",
+            "table": self.table,
+            "family": self.family,
+            "solves": self.solves,
+            "max_error": None if self.max_error is None else
+            {"exact": format_rational(self.max_error), "decimal": _decimal(self.max_error)},
+            "failing_inputs": self.failing_inputs,
+            "jumps_checked": self.jumps_checked,
+            "jump_violations": self.jump_violations,
+            "kernel_rank": self.kernel_rank,
+            "certificate_matrix_rank": self.certificate_matrix_rank,
+            "certified_bound": self.certified_bound,
+            "readout_exists": self.readout_exists,
+            "readout": self.readout,
+            "infeasible_subfamily": self.infeasible_subfamily,
+        }
+
+    def text(self) -> list[str]:
+        t, f = self.table, self.family
+        width = f"φ_Q/φ_K of width r = {t['feature_width']}" if t["feature_width"] else "kernel given directly"
+        ro = {"one-hot": "readout: beta + w (one-hot values)", "values": f"readout: beta, w, values (d_v = {t.get('value_width')})",
+              None: "no readout (kernel only)"}[t["readout"]]
+        lines = [f"family       {f['source']}: {f['inputs']} inputs, error < {f['error_below']}",
+                 f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"]
+        if self.solves is not None:
+            if self.solves:
+                lines.append(f"solves       yes: max error {_show(format_rational(self.max_error), _decimal(self.max_error))} "
+                             f"< {f['error_below']} on all {f['inputs']} inputs")
+            else:
+                worst = max(self.failing_inputs, key=lambda x: Fraction(x["error"]))
+                lines.append(f"solves       no: {len(self.failing_inputs)} of {f['inputs']} inputs have error ≥ "
+                             f"{f['error_below']}; max error {_show(format_rational(self.max_error), _decimal(self.max_error))}")
+                for x in self.failing_inputs[:5]:
+                    lines.append(f"             family.inputs[{x['index']}] ({', '.join(x['tokens'])}; query {x['query']}): "
+                                 f"target {x['target']}, prediction {_show(x['prediction'], x['prediction_decimal'])}")
+                if len(self.failing_inputs) > 5:
+                    lines.append(f"             … {len(self.failing_inputs) - 5} more (--json lists all); worst: family.inputs[{worst['index']}]")
+        lines.append(f"jumps        {self.jumps_checked} checked, {len(self.jump_violations)} violated "
+                     "(weight domination: α(x,y) > μ·α(x,z), μ = d − 1 at length 3)")
+        for v in self.jump_violations[:3]:
+            lines.append(f"             jumps[{v['index']}] gap {v['gap']}: α(x,y) = {v['alpha_xy_decimal']} ≤ "
+                         f"{v['factor']} · α(x,z) = {v['factor']} · {v['alpha_xz_decimal']}")
+        cert = (f", certificate matrix B_(S,U) = α(x_S, x_(U^c)): rank {self.certificate_matrix_rank}"
+                if self.certificate_matrix_rank is not None else "")
+        bound = f"; certified bound r ≥ {self.certified_bound}" if self.certified_bound is not None else ""
+        lines.append(f"kernel rank  {self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
+        if self.readout_exists is not None:
+            if self.readout_exists:
+                lines.append("readout      exists: an exact readout table g_x(z) solves the family (--json prints it; "
+                             "verified by substitution)")
+            else:
+                sub = self.infeasible_subfamily or []
+                lines.append(f"readout      none exists: {self.infeasible_query_tokens} query token(s) admit no readout; "
+                             f"an infeasible sub-family of {len(sub)} inputs (Farkas certificate, verified):")
+                for x in sub[:6]:
+                    lines.append(f"             family.inputs[{x['index']}] ({', '.join(x['tokens'])}; query {x['query']}), "
+                                 f"target {x['target']}, multiplier {x['multiplier']}")
+        return lines
+
+
+def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
+    """Check ``table`` against ``family`` (see the module docstring).
+
+    Raises
+    ------
+    TableFormatError
+        A family token is missing from the table, ``α < 0`` on a pair the family uses,
+        a denominator is not positive, or the token lengths differ.
+    KernelContradiction
+        A solving kernel below the certified bound or violating a jump (a bug).
+    """
+    m = family.m
+    if table.m != m:
+        raise TableFormatError(f"table tokens have {table.m} bits, the family's have {m}")
+    eps = family.error
+    inputs = family.inputs
+    # Table indices of the family's query tokens and of all its tokens.
+    q_tokens: list[int] = []
+    k_tokens: list[int] = []
+    q_pos: dict[int, int] = {}
+    k_pos: dict[int, int] = {}
+    for i, X in enumerate(inputs):
+        for k, z in enumerate(X.tokens):
+            if z not in table.index:
+                raise TableFormatError(f"family.inputs[{i}] token {k} ({_bits(z, m)}) is not in the table")
+            if z not in k_pos:
+                k_pos[z] = len(k_tokens)
+                k_tokens.append(z)
+        xq = X.tokens[X.query]
+        if xq not in q_pos:
+            q_pos[xq] = len(q_tokens)
+            q_tokens.append(xq)
+    rows = [table.index[x] for x in q_tokens]
+    cols = [table.index[z] for z in k_tokens]
+    A = table.alpha_block(rows, cols)
+    G = table.g_block(rows, cols) if table.has_readout else None
+    alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
+
+    report = KernelReport(
+        table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
+               "value_width": len(table.fields["values"][0]) if "values" in table.fields else None},
+        family={"source": family.source, "inputs": len(inputs), "error_below": format_rational(eps),
+                "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": len(family.jumps)},
+        certified_bound=family.certified_bound,
+    )
+    # Validation: α ≥ 0 on every used pair, positive denominators.
+    dens = []
+    for i, X in enumerate(inputs):
+        xq = X.tokens[X.query]
+        D = 0
+        for z in X.tokens:
+            a = alpha(xq, z)
+            if a < 0:
+                raise TableFormatError(
+                    f"α({_bits(xq, m)}, {_bits(z, m)}) = {_frac(a)} < 0 on a pair used by family.inputs[{i}]; "
+                    "the model needs a nonnegative kernel")
+            D += a
+        if not D > 0:
+            raise TableFormatError(f"family.inputs[{i}] has denominator Σ_j α = 0; the model needs it positive")
+        dens.append(D)
+
+    def describe(i: int) -> dict[str, Any]:
+        X = inputs[i]
+        return {"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
+
+    if G is not None:
+        worst = Fraction(0)
+        for i, X in enumerate(inputs):
+            xq = X.tokens[X.query]
+            num = sum((alpha(xq, z) * G[q_pos[xq], k_pos[z]] for z in X.tokens), type(dens[i])(0))
+            pred = _frac(num / dens[i])
+            err = abs(pred - X.target)
+            worst = max(worst, err)
+            if not err < eps:
+                report.failing_inputs.append(dict(describe(i), prediction=format_rational(pred),
+                                                  prediction_decimal=_decimal(pred), error=format_rational(err)))
+        report.max_error = worst
+        report.solves = not report.failing_inputs
+
+    # Jumps (weight domination, A.2).
+    for j, (x, y, z, n_len) in enumerate(family.jumps):
+        d = (x & z).bit_count() - (x & y).bit_count()
+        mu = Fraction(n_len - 2) * (d - 2 * eps) / (2 * eps)  # weight domination, A.2
+        axy, axz = _frac(alpha(x, y)), _frac(alpha(x, z))
+        if not axy > mu * axz:
+            report.jump_violations.append({
+                "index": j, "x": _bits(x, m), "y": _bits(y, m), "z": _bits(z, m), "gap": d,
+                "factor": format_rational(mu), "alpha_xy": format_rational(axy), "alpha_xz": format_rational(axz),
+                "alpha_xy_decimal": _decimal(axy), "alpha_xz_decimal": _decimal(axz)})
+    report.jumps_checked = len(family.jumps)
+
+    report.kernel_rank = table.alpha_rank(rows, cols, A)
+    if family.code_words is not None:
+        from flint import fmpq_mat
+
+        ws = family.code_words
+        B = fmpq_mat(len(ws), len(ws), [alpha(s, complement(u, m)) for s in ws for u in ws])
+        report.certificate_matrix_rank = B.rank()
+
+    if report.solves is not None:
+        assert_consistent(report.solves, report.kernel_rank, family.certified_bound, len(report.jump_violations))
+    if not table.has_readout or search_readout:
+        _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe)
+        assert_consistent(bool(report.readout_exists), report.kernel_rank, family.certified_bound,
+                          len(report.jump_violations))
+    return report
+
+
+def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
+    """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)"""
+    from .lp import strict_feasibility
+
+    readout: dict[str, dict[str, str]] = {}
+    infeasible = 0
+    sub: list[dict[str, Any]] | None = None
+    for xq in q_tokens:
+        ids = [i for i, X in enumerate(inputs) if X.tokens[X.query] == xq]
+        keys = sorted({z for i in ids for z in inputs[i].tokens})
+        col = {z: k for k, z in enumerate(keys)}
+        rows, lo, hi = [], [], []
+        for i in ids:
+            r = [Fraction(0)] * len(keys)
+            for z in inputs[i].tokens:
+                r[col[z]] += _frac(alpha(xq, z))
+            D = _frac(dens[i])
+            rows.append(r)
+            lo.append((inputs[i].target - eps) * D)
+            hi.append((inputs[i].target + eps) * D)
+        res = strict_feasibility(rows, lo, hi)
+        if res.feasible:
+            readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
+        else:
+            infeasible += 1
+            if sub is None:
+                sub = [dict(describe(ids[k]), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]
+    report.readout_exists = infeasible == 0
+    report.infeasible_query_tokens = infeasible
+    report.readout = readout if infeasible == 0 else None
+    report.infeasible_subfamily = sub
