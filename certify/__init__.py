@@ -8,6 +8,9 @@ and the CLI starts fast. Import the submodules you need:
 * ``certify.domination``, ``certify.amplification``, ``certify.frobenius`` — the
   lemmas of A.2 with exact arithmetic;
 * ``certify.certificate`` — builds and writes certificates;
+* ``certify.bounds`` (and ``certify.plot``) — bound values for any ``m`` (MATH.md §7);
+* ``certify.kernel_table``, ``certify.kernels``, ``certify.lp`` — checking kernel
+  tables against witness families, with an exact LP for readout existence;
 * ``certify.cli`` — the ``certify`` command.
 """
 __version__ = "0.1.0"

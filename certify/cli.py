@@ -189,7 +189,7 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
     """
     import sys as _sys
 
-    from .kernel_check import FamilyFormatError, KernelContradiction, check_kernel, load_family
+    from .kernels import FamilyFormatError, KernelContradiction, check_kernel, load_family
     from .kernel_table import TableFormatError, load_table
     from .lp import LPError
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from certify.kernel_check import (
+from certify.kernels import (
     KernelContradiction, assert_consistent, check_kernel, load_family, _detect_jumps,
 )
 from certify.kernel_table import KernelTable, TableFormatError, _validate, load_table
