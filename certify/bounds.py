@@ -538,8 +538,8 @@ def _stepwise(M: int, g: int, per_head: int, name: str, ref: str, params: dict, 
         with _precision():
             T_lo, T_hi = _T_interval(M, d)
             L2 = arb(4) ** q_of(d // g)
-            half_lo = T_lo / 2 if T_lo < L2 else L2 / 2
-            half_hi = T_hi / 2 if T_hi < L2 else L2 / 2
+            # ⌈½ min{T, Λ²}⌉ with T ∈ [T_lo, T_hi]: arb's min keeps the enclosure valid when T and Λ² overlap.
+            half_lo, half_hi = T_lo.min(L2) / 2, T_hi.min(L2) / 2
             values["closed_form"] = _interval_quantity(half_lo.lower(), half_hi.upper() + 1, "closed_form")
             values["exact"] = _tf_interval(T_lo, T_hi, L2, L2)
         params.update(distance=d, K=d // g, q=q_of(d // g), code_size=None)
@@ -621,8 +621,7 @@ def growing_context(m: int, n: int) -> Section:
             if paper_delta is not None and paper_delta <= h:
                 P_lo, P_hi = _T_interval(M, paper_delta)
                 PL = arb(A) ** paper_delta
-                lo = P_lo / 2 if P_lo < PL else PL / 2
-                hi = P_hi / 2 if P_hi < PL else PL / 2
+                lo, hi = P_lo.min(PL) / 2, P_hi.min(PL) / 2
                 values["closed_form"] = _interval_quantity(lo.lower(), hi.upper() + 1, "closed_form")
             values["exact"] = _tf_interval(T_lo, T_hi, L2, L2)
         params.update(distance=d, code_size=None, gaps=gaps)
