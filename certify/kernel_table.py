@@ -164,7 +164,7 @@ def _np_exact(arr, name: str) -> list:
         bad = np.argwhere(~np.isfinite(arr))
         if len(bad):
             idx = tuple(int(i) for i in bad[0])
-            raise TableFormatError(f"{name}{list(idx)} is {arr[idx]!r}; every entry must be finite")
+            raise TableFormatError(f"{name}{list(idx)} is {float(arr[idx])}; every entry must be finite")
         conv = lambda x: Fraction(*x.as_integer_ratio())  # noqa: E731 - exact for every float width
     else:
         conv = lambda x: Fraction(int(x))  # noqa: E731
