@@ -240,6 +240,11 @@ class ChainTable:
             self._best.append(top)
             self._arg.append(arg)
 
+    def squared(self, d: int) -> int | None:
+        """``Λ(d)²`` (the trace–Frobenius bound uses the square), or None when ``Λ(d)`` is."""
+        f = self.factor(d)
+        return None if f is None else f * f
+
     def factor(self, d: int) -> int | None:
         """``Λ(d)``, or None when no split of ``d`` has every factor ≥ 1 (``d = 1``)."""
         self._extend(d)
@@ -271,6 +276,11 @@ def _pattern_split(d: int, A: int) -> dict[int, int]:
     g = max(range(2, MAX_GAP + 1), key=lambda g: math.log(A * (g - 1)) / g)
     k, r = divmod(d, g)
     return {g: k} if r == 0 else {g: k - 1, g + r: 1}
+
+
+def _pattern_log2_squared(d: int, A: int) -> float:
+    """Float ``log₂ Λ²`` of :func:`_pattern_split` (for choosing ``Δ`` only)."""
+    return 2 * sum(c * math.log2(A * (g - 1)) for g, c in _pattern_split(d, A).items())
 
 
 def _split_log2(gaps: dict[int, int], A: int):
@@ -436,22 +446,14 @@ def theorem1(m: int) -> Section:
     if M <= EXACT_LIMIT:
         layer = MiddleLayer(M)
         chains = ChainTable(1)
-
-        def lam2(d: int) -> int | None:
-            f = chains.factor(d)
-            return None if f is None else f * f
-
-        b, delta, T, L2 = _optimize_exact(layer, range(2, layer.h + 1), lam2)
+        b, delta, T, L2 = _optimize_exact(layer, range(2, layer.h + 1), chains.squared)
         values["exact"] = Quantity.of_int(b)
         params.update(distance=delta, code_size=T, gaps=chains.gaps(delta), chain_factor=chains.factor(delta))
     else:
         h = M // 2
         cands = list(range(2, h + 1))
 
-        def log2L2(d: int) -> float:
-            return 2 * sum(c * math.log2(g - 1) for g, c in _pattern_split(d, 1).items())
-
-        delta = _balance_search(cands, lambda d: _float_tf(_log2_T_float(M, d), log2L2(d)))
+        delta = _balance_search(cands, lambda d: _float_tf(_log2_T_float(M, d), _pattern_log2_squared(d, 1)))
         with _precision():
             gaps = _pattern_split(delta, 1)
             T_lo, T_hi = _T_interval(M, delta)
@@ -596,12 +598,7 @@ def growing_context(m: int, n: int) -> Section:
         elif paper_delta is not None:
             notes.append(f"paper recipe: Δ = {paper_delta} > M/2 = {h}, so T = 1 and the recipe gives nothing at this m")
         chains = ChainTable(A)
-
-        def lam2(d: int) -> int | None:
-            f = chains.factor(d)
-            return None if f is None else f * f
-
-        b, d, T, _ = _optimize_exact(layer, range(2, h + 1), lam2)
+        b, d, T, _ = _optimize_exact(layer, range(2, h + 1), chains.squared)
         values["exact"] = Quantity.of_int(b)
         if d is not None:
             params.update(distance=d, code_size=T, gaps=chains.gaps(d))
@@ -610,10 +607,7 @@ def growing_context(m: int, n: int) -> Section:
 
         cands = list(range(2, h + 1))
 
-        def log2L2(d: int) -> float:
-            return 2 * sum(c * math.log2(A * (g - 1)) for g, c in _pattern_split(d, A).items())
-
-        d = _balance_search(cands, lambda d: _float_tf(_log2_T_float(M, d), log2L2(d)))
+        d = _balance_search(cands, lambda d: _float_tf(_log2_T_float(M, d), _pattern_log2_squared(d, A)))
         with _precision():
             gaps = _pattern_split(d, A)
             T_lo, T_hi = _T_interval(M, d)

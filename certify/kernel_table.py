@@ -62,48 +62,38 @@ class KernelTable:
         self.has_readout = "beta" in fields
         self.readout_kind = None if not self.has_readout else ("values" if "values" in fields else "one-hot")
 
-    def alpha_block(self, rows: list[int], cols: list[int]):
-        """``α`` restricted to table rows × columns, as an exact ``fmpq_mat``."""
+    def _rows(self, name: str, idx: list[int], cols: list[int] | None = None):
+        """Rows ``idx`` of field ``name`` (all columns, or columns ``cols``) as an exact ``fmpq_mat``."""
         from flint import fmpq_mat
 
-        f = self.fields
-        if "kernel" in f:
-            K = f["kernel"]
-            return fmpq_mat(len(rows), len(cols), [_fmpq(K[i][j]) for i in rows for j in cols])
-        r = self.width
-        Q = fmpq_mat(len(rows), r, [_fmpq(v) for i in rows for v in f["phi_q"][i]])
-        K = fmpq_mat(r, len(cols), [_fmpq(f["phi_k"][j][k]) for k in range(r) for j in cols])
-        return Q * K
+        data = self.fields[name]
+        cols = range(len(data[idx[0]])) if cols is None else cols
+        return fmpq_mat(len(idx), len(cols), [_fmpq(data[i][j]) for i in idx for j in cols])
+
+    def alpha_block(self, rows: list[int], cols: list[int]):
+        """``α`` restricted to table rows × columns, as an exact ``fmpq_mat``."""
+        if "kernel" in self.fields:
+            return self._rows("kernel", rows, cols)
+        return self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
 
     def alpha_rank(self, rows: list[int], cols: list[int], block=None) -> int:
         """Exact rank of ``α`` on rows × columns (through the factors when the table has them)."""
-        from flint import fmpq_mat
-
         from .frobenius import factored_rank
 
-        f = self.fields
-        if "kernel" in f:
+        if "kernel" in self.fields:
             return (block if block is not None else self.alpha_block(rows, cols)).rank()
-        r = self.width
-        Q = fmpq_mat(len(rows), r, [_fmpq(v) for i in rows for v in f["phi_q"][i]])
-        K = fmpq_mat(len(cols), r, [_fmpq(v) for j in cols for v in f["phi_k"][j]])
-        return factored_rank(Q, K)
+        return factored_rank(self._rows("phi_q", rows), self._rows("phi_k", cols))
 
     def g_block(self, rows: list[int], cols: list[int]):
         """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout."""
         from flint import fmpq_mat
 
-        f = self.fields
-        beta = f["beta"]
-        if "values" in f:
-            dv = len(f["w"][0])
-            W = fmpq_mat(len(rows), dv, [_fmpq(v) for i in rows for v in f["w"][i]])
-            V = fmpq_mat(dv, len(cols), [_fmpq(f["values"][j][k]) for k in range(dv) for j in cols])
-            G = W * V
+        if "values" in self.fields:
+            G = self._rows("w", rows) * self._rows("values", cols).transpose()
         else:
-            G = fmpq_mat(len(rows), len(cols), [_fmpq(f["w"][i][j]) for i in rows for j in cols])
-        B = fmpq_mat(len(rows), len(cols), [_fmpq(beta[i]) for i in rows for _ in cols])
-        return G + B
+            G = self._rows("w", rows, cols)
+        beta = self.fields["beta"]
+        return G + fmpq_mat(len(rows), len(cols), [_fmpq(beta[i]) for i in rows for _ in cols])
 
 
 # --------------------------------------------------------------------------- reading
