@@ -4,13 +4,15 @@ The top layer: ``codes`` ← ``witnesses`` ← ``certify``. This ``__init__`` im
 nothing heavy, so that ``certify.check`` (the stdlib-only checker) stays independent
 and the CLI starts fast. Import the submodules you need:
 
-* ``certify.check`` — the independent certificate checker (stdlib only);
-* ``certify.domination``, ``certify.amplification``, ``certify.frobenius`` — the
-  lemmas of A.2 with exact arithmetic;
-* ``certify.certificate`` — builds and writes certificates;
-* ``certify.bounds`` (and ``certify.plot``) — bound values for any ``m`` (MATH.md §7);
-* ``certify.kernel_table``, ``certify.kernels``, ``certify.lp`` — checking kernel
-  tables against witness families, with an exact LP for readout existence;
+* ``certify.check`` — the independent certificate checker (stdlib only), alone at
+  the top: the one trusted file;
+* ``certify.lemmas`` — ``domination``, ``amplification``, ``frobenius``: the lemmas
+  of A.2 with exact arithmetic;
+* ``certify.certificates`` — ``producer``: builds and writes certificates;
+* ``certify.bounds`` — ``values`` (bound values for any ``m``, MATH.md §7) and ``plot``;
+* ``certify.kernels`` — ``table``, ``audit``, ``lp``: checking kernel tables against
+  witness families, with an exact LP for readout existence;
+* ``certify.exact`` — exact numbers at the boundary (floats refused);
 * ``certify.cli`` — the ``certify`` command.
 """
 __version__ = "0.1.0"

@@ -51,7 +51,7 @@ def rank_nine(plan: str, out: str, as_json: bool) -> int:
     The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
     per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10.
     """
-    from .certificate import describe, rank_nine_certificate, write_certificate
+    from .certificates.producer import describe, rank_nine_certificate, write_certificate
 
     cert = rank_nine_certificate(plan)
     try:
@@ -100,7 +100,7 @@ def _parse_range(text: str) -> range:
     if len(nums) not in (2, 3):
         raise InputError(f"--m-range must be A:B or A:B:STEP, not {text!r}")
     a, b, step = nums[0], nums[1], nums[2] if len(nums) == 3 else 1
-    from .bounds import M_MAX
+    from .bounds.values import M_MAX
 
     if not 1 <= a <= b <= M_MAX or step < 1:
         raise InputError(f"--m-range needs 1 ≤ A ≤ B ≤ {M_MAX} and STEP ≥ 1, not {text!r}")
@@ -126,7 +126,7 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     """
     import sys as _sys
 
-    from . import bounds as B
+    from .bounds import values as B
 
     if hasattr(_sys, "set_int_max_str_digits"):
         _sys.set_int_max_str_digits(0)  # exact bounds at M ≤ 20,000 can have thousands of digits
@@ -141,7 +141,7 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
             ms = _parse_range(m_range)
             rows = B.range_rows(ms, length, H, D)
             if plot:
-                from .plot import PlotUnavailable, plot_rows
+                from .bounds.plot import PlotUnavailable, plot_rows
 
                 try:
                     labels = {"growing_context.exact": f"n = {length}", "heads.exact": f"H = {H}",
@@ -189,9 +189,9 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
     """
     import sys as _sys
 
-    from .kernels import FamilyFormatError, KernelContradiction, check_kernel, load_family
-    from .kernel_table import TableFormatError, load_table
-    from .lp import LPError
+    from .kernels.audit import FamilyFormatError, KernelContradiction, check_kernel, load_family
+    from .kernels.table import TableFormatError, load_table
+    from .kernels.lp import LPError
 
     if hasattr(_sys, "set_int_max_str_digits"):
         _sys.set_int_max_str_digits(0)

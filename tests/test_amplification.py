@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify.amplification import best_split, chain_factor, levels_from_gaps
-from certify.domination import domination_factor
+from certify.lemmas.amplification import best_split, chain_factor, levels_from_gaps
+from certify.lemmas.domination import domination_factor
 
 
 def compositions(d):

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certify import bounds as B
-from certify.frobenius import certified_rank
+from certify.bounds import values as B
+from certify.lemmas.frobenius import certified_rank
 
 
 # ---------------------------------------------------------------- independent evaluations

@@ -6,7 +6,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from certify.certificate import CertificateBuildError, build_certificate, rank_nine_certificate, write_certificate
+from certify.certificates.producer import CertificateBuildError, build_certificate, rank_nine_certificate, write_certificate
 from certify.check import check, check_file, content_hash
 from codes import ConstantWeightCode, greedy_code, hadamard_code
 from witnesses import build_family

@@ -6,7 +6,7 @@ import sympy as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from certify.domination import domination_factor, witness_sums, witnesses_correct
+from certify.lemmas.domination import domination_factor, witness_sums, witnesses_correct
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 8])

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import assume, event, given, target
 from hypothesis import strategies as st
 
-from certify.frobenius import (
+from certify.lemmas.frobenius import (
     certified_rank,
     exact_rank,
     matrix_trace_frobenius,

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certify.kernel_table import TableFormatError, load_table, loads_json
+from certify.kernels.table import TableFormatError, load_table, loads_json
 
 
 def npz(tmp_path, name="t.npz", **arrays):

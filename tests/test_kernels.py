@@ -6,10 +6,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from certify.kernels import (
+from certify.kernels.audit import (
     KernelContradiction, assert_consistent, check_kernel, load_family, _detect_jumps,
 )
-from certify.kernel_table import KernelTable, TableFormatError, _validate, load_table
+from certify.kernels.table import KernelTable, TableFormatError, _validate, load_table
 
 from conftest import CORPUS, ROOT
 

@@ -1,4 +1,4 @@
-"""Exact strict feasibility with certificates (certify/lp.py)."""
+"""Exact strict feasibility with certificates (certify/kernels/lp.py)."""
 from fractions import Fraction
 from itertools import combinations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify.lp import LPError, simplex, strict_feasibility
+from certify.kernels.lp import LPError, simplex, strict_feasibility
 
 small = st.fractions(min_value=-5, max_value=5, max_denominator=4)
 

@@ -7,7 +7,7 @@ is ``d = ⟨x,z⟩ − ⟨x,y⟩``. At exact length ``n`` its witnesses are
 
 with targets ``t, u, t`` (weight domination, A.2; at ``n = 3`` these are the §6.1
 triples ``(x,y,y)``, ``(x,z,z)``, ``(x,y,z)``). What the jump *proves* — the factor
-``μ_d`` — is arithmetic and lives in ``certify.domination``.
+``μ_d`` — is arithmetic and lives in ``certify.lemmas.domination``.
 
 A **chain** for an ordered codeword pair ``(S, U)`` runs from ``x_{S^c}`` (overlap 0
 with ``x_S``) to ``x_{U^c}`` (overlap ``d = |S \\ U|``) through keys of increasing

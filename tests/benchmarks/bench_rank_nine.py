@@ -54,7 +54,7 @@ def main() -> None:
                   [sys.executable, os.path.join(os.path.dirname(__file__), "..", "..", "certify", "check.py"),
                    f"{plan}.json"], tmp, args.repeat)
 
-        from certify.certificate import rank_nine_certificate
+        from certify.certificates.producer import rank_nine_certificate
         from certify.check import check, load
 
         for plan in ("paper", "direct"):

@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from certify.certificate import build_certificate, dumps, rank_nine_certificate  # noqa: E402
+from certify.certificates.producer import build_certificate, dumps, rank_nine_certificate  # noqa: E402
 from certify.check import content_hash  # noqa: E402
 from codes import ConstantWeightCode, hadamard_code  # noqa: E402
 from witnesses import Input, build_family  # noqa: E402

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from .domination import HALF, domination_factor
-from .exact import exact
+from ..exact import exact
 
 __all__ = ["chain_factor", "best_split", "levels_from_gaps"]
 

@@ -17,7 +17,7 @@ strings to ``p/q``. Everything downstream is python-flint ``fmpq``.
 >>> loads_json('{"tokens": ["10", "01"], "kernel": [[1, NaN], [0, 1]]}')
 Traceback (most recent call last):
 ...
-certify.kernel_table.TableFormatError: NaN is not a number
+certify.kernels.table.TableFormatError: NaN is not a number
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class KernelTable:
 
     def alpha_rank(self, rows: list[int], cols: list[int], block=None) -> int:
         """Exact rank of ``α`` on rows × columns (through the factors when the table has them)."""
-        from .frobenius import factored_rank
+        from ..lemmas.frobenius import factored_rank
 
         if "kernel" in self.fields:
             return (block if block is not None else self.alpha_block(rows, cols)).rank()

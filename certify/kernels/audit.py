@@ -1,6 +1,6 @@
 """Check a kernel table against a witness family, exactly (MATH.md §2–§6; §6.1).
 
-Given a table (``certify.kernel_table``) and a family (a certificate, any file with
+Given a table (``certify.kernels.table``) and a family (a certificate, any file with
 ``family.inputs``, or by default the rank-nine certificate), :func:`check_kernel`
 answers, with exact rationals:
 
@@ -12,7 +12,7 @@ answers, with exact rationals:
   and the rank of the certificate's ``t × t`` matrix ``B_{S,U} = α(x_S, x_{U^c})``;
 * without a readout (or with ``search_readout``): whether *some* values and affine
   readout make the kernel solve the family — decided exactly by
-  :func:`certify.lp.strict_feasibility` per query token, with a witness readout or an
+  :func:`certify.kernels.lp.strict_feasibility` per query token, with a witness readout or an
   infeasible sub-family (a Farkas certificate).
 
 Consistency with the theorem: a table that solves the family (or admits a readout)
@@ -30,8 +30,8 @@ from typing import Any
 from codes import complement
 from witnesses import Input, WitnessError
 
-from .check import CertificateError, check, format_rational, loads
-from .kernel_table import KernelTable, TableFormatError
+from ..check import CertificateError, check, format_rational, loads
+from .table import KernelTable, TableFormatError
 
 __all__ = [
     "FamilyFormatError",
@@ -66,7 +66,7 @@ class FamilySpec:
 
 
 def _rank_nine_default() -> FamilySpec:
-    from .certificate import rank_nine_certificate
+    from ..certificates.producer import rank_nine_certificate
 
     return _from_certificate(rank_nine_certificate("paper"), "the rank-nine certificate (paper chains)")
 

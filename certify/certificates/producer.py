@@ -15,7 +15,7 @@ arithmetic, plus a SHA-256 over the canonical content.
 >>> rank_nine_certificate("paper", rank_at_least=10)
 Traceback (most recent call last):
 ...
-certify.certificate.CertificateBuildError: the family proves r ≥ 9, not r ≥ 10
+certify.certificates.producer.CertificateBuildError: the family proves r ≥ 9, not r ≥ 10
 """
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ from typing import Any
 
 from witnesses import WitnessFamily, rank_nine_family
 
-from . import __version__
-from .amplification import chain_factor
-from .check import FORMAT, MODEL, VERSION, content_hash, format_rational
-from .domination import HALF, domination_factor
-from .exact import exact
-from .frobenius import certified_rank, sum_inverse_squares, trace_frobenius_ratio
+from .. import __version__
+from ..lemmas.amplification import chain_factor
+from ..check import FORMAT, MODEL, VERSION, content_hash, format_rational
+from ..lemmas.domination import HALF, domination_factor
+from ..exact import exact
+from ..lemmas.frobenius import certified_rank, sum_inverse_squares, trace_frobenius_ratio
 
 __all__ = [
     "CertificateBuildError",

@@ -27,7 +27,7 @@ is certified). Every value carries its kind: ``closed_form``, ``exact`` or
 >>> theorem1(0)
 Traceback (most recent call last):
 ...
-certify.bounds.BoundsInputError: m must be an integer between 1 and 1000000, not 0
+certify.bounds.values.BoundsInputError: m must be an integer between 1 and 1000000, not 0
 """
 from __future__ import annotations
 

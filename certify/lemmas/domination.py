@@ -27,7 +27,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
-from .exact import exact
+from ..exact import exact
 
 __all__ = ["HALF", "domination_factor", "WitnessSums", "witness_sums", "witnesses_correct"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable, Sequence
 
-from .exact import exact
+from ..exact import exact
 
 __all__ = [
     "sum_inverse_squares",
