@@ -127,6 +127,7 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     import sys as _sys
 
     from .bounds import values as B
+    from .bounds.render import render_range, render_text
 
     if hasattr(_sys, "set_int_max_str_digits"):
         _sys.set_int_max_str_digits(0)  # exact bounds at M ≤ 20,000 can have thousands of digits
@@ -154,12 +155,8 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
             if as_json:
                 click.echo(json.dumps({"schema": "certify.bounds-range/1", "columns": ["m", *B.RANGE_COLUMNS], "rows": rows}))
             else:
-                cols = [c for c in B.RANGE_COLUMNS if any(r.get(c) is not None for r in rows)]
-                click.echo("log₂ of each lower bound (— where trivial or not applicable)")
-                click.echo("m".rjust(8) + "".join(c.rjust(22) for c in cols))
-                for r in rows:
-                    click.echo(str(r["m"]).rjust(8) + "".join(
-                        ("—" if r.get(c) is None else f"{r[c]:.2f}").rjust(22) for c in cols))
+                for line in render_range(rows):
+                    click.echo(line)
                 if plot:
                     click.echo(f"wrote {plot}")
             return EXIT_VERIFIED
@@ -169,7 +166,7 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     if as_json:
         click.echo(json.dumps(B.to_json(result)))
     else:
-        for line in B.render_text(result):
+        for line in render_text(result):
             click.echo(line)
     return EXIT_VERIFIED
 

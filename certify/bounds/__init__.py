@@ -1,4 +1,4 @@
-"""Bound values for a given ``m`` (docs/bounds.md): ``values`` computes, ``plot`` draws.
+"""Bound values for a given ``m`` (docs/bounds.md): ``values`` computes, ``render`` writes text, ``plot`` draws.
 
 The public names of :mod:`certify.bounds.values` are re-exported here, so
 ``certify.bounds.all_bounds(m)`` works as before.
