@@ -9,7 +9,7 @@ and the CLI starts fast. Import the submodules you need:
 * ``certify.lemmas`` — ``domination``, ``amplification``, ``frobenius``: the lemmas
   of A.2 with exact arithmetic;
 * ``certify.certificates`` — ``producer``: builds and writes certificates;
-* ``certify.bounds`` — ``values`` (bound values for any ``m``, MATH.md §7), ``render``
+* ``certify.bounds`` — ``values`` (bound values for any ``m``, docs/math.md §7), ``render``
   (their text) and ``plot``;
 * ``certify.kernels`` — ``table``, ``audit``, ``lp``: checking kernel tables against
   witness families, with an exact LP for readout existence;

@@ -22,19 +22,19 @@ checks, in order (each step's name appears in its rejection messages):
     distance is the true one.
 ``family``
     Every input has exact length ``n``; its stated target is ``min_j ⟨x_i, x_j⟩``
-    (MATH.md §1); no input is repeated; every input is a witness of some jump.
+    (docs/math.md §1); no input is repeated; every input is a witness of some jump.
 ``jumps``
     Each jump ``(x, y, z)`` has ``t = ⟨x,y⟩ < u = ⟨x,z⟩ ≤ ⟨x,x⟩``; its witnesses are
     exactly ``(x, y^{n−1})``, ``(x, z^{n−1})``, ``(x, y, z^{n−2})`` at query position 0
     with targets ``t, u, t``; its factor is ``μ = (n−2)(u−t−2ε)/(2ε) ≥ 1`` (weight
-    domination, A.2; MATH.md §3). No jump is repeated; every jump is used by a chain.
+    domination, A.2; docs/math.md §3). No jump is repeated; every jump is used by a chain.
 ``chains``
     Exactly one chain per ordered word pair ``(S, U)``, ``S ≠ U``, running from key
     ``x_{S^c}`` to key ``x_{U^c}`` under query ``x_S``, each jump starting where the
-    previous one ended; its factor is the product of its jump factors (A.2; MATH.md §4).
+    previous one ended; its factor is the product of its jump factors (A.2; docs/math.md §4).
 ``arithmetic``
     ``Σ F⁻²``, ``t + Σ F⁻²``, ``t² / (t + Σ F⁻²)`` and the integer bound
-    ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (trace–Frobenius, A.2; MATH.md §5).
+    ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (trace–Frobenius, A.2; docs/math.md §5).
 ``claim``
     The claimed rank is at most the bound the data prove.
 
@@ -87,7 +87,7 @@ MAX_TOKEN_BITS = 4096
 MAX_LIST = 10**7
 MODEL = "one-head-normalized-nonnegative-kernel-attention"
 
-Token = int  # bit k = coordinate k (MATH.md §1)
+Token = int  # bit k = coordinate k (docs/math.md §1)
 
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 
@@ -420,12 +420,12 @@ def _bits(x: Token, m: int) -> str:
 
 
 def _ov(x: Token, z: Token) -> int:
-    """Overlap ``⟨x,z⟩ = popcount(x & z)`` (MATH.md §1)."""
+    """Overlap ``⟨x,z⟩ = popcount(x & z)`` (docs/math.md §1)."""
     return (x & z).bit_count()
 
 
 def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
-    """Weight-domination factor ``μ_d = (n−2)(d−2ε)/(2ε)`` (A.2; MATH.md §3)."""
+    """Weight-domination factor ``μ_d = (n−2)(d−2ε)/(2ε)`` (A.2; docs/math.md §3)."""
     return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
 
 
@@ -438,7 +438,7 @@ def check(doc: dict[str, Any]) -> Verified:
     if doc["sha256"] != content_hash(doc):
         _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
 
-    # code (MATH.md §5): t ≥ 2 distinct words of one weight, stated minimum distance exact.
+    # code (docs/math.md §5): t ≥ 2 distinct words of one weight, stated minimum distance exact.
     t = len(words)
     if t < 2:
         _reject("code", "the trace–Frobenius bound needs at least two codewords")
@@ -455,7 +455,7 @@ def check(doc: dict[str, Any]) -> Verified:
     if dmin != p["code"]["min_directed_distance"]:
         _reject("code", f"stated min_directed_distance {p['code']['min_directed_distance']}, actual {dmin}")
 
-    # family (MATH.md §1): exact length n, true targets, no repeats.
+    # family (docs/math.md §1): exact length n, true targets, no repeats.
     seen: dict[tuple, int] = {}
     for i, (toks, q, target) in enumerate(p["inputs"]):
         if len(toks) != n:
@@ -468,7 +468,7 @@ def check(doc: dict[str, Any]) -> Verified:
             _reject("family", f"inputs[{i}] repeats inputs[{seen[key]}]")
         seen[key] = i
 
-    # jumps (A.2; MATH.md §3): overlaps, witnesses, factor.
+    # jumps (A.2; docs/math.md §3): overlaps, witnesses, factor.
     used_inputs = [False] * len(p["inputs"])
     jump_seen: dict[tuple, int] = {}
     for j, (x, y, z, ov, factor, wit) in enumerate(p["jumps"]):
@@ -506,7 +506,7 @@ def check(doc: dict[str, Any]) -> Verified:
         if not used:
             _reject("family", f"inputs[{i}] is not a witness of any jump")
 
-    # chains (A.2; MATH.md §4): one per ordered pair, connected, factor = product.
+    # chains (A.2; docs/math.md §4): one per ordered pair, connected, factor = product.
     jumps = p["jumps"]
     used_jumps = [False] * len(jumps)
     factors: dict[tuple[int, int], Fraction] = {}
@@ -541,7 +541,7 @@ def check(doc: dict[str, Any]) -> Verified:
         if not used:
             _reject("jumps", f"jumps[{j}] is not used by any chain")
 
-    # arithmetic (trace–Frobenius, A.2; MATH.md §5).
+    # arithmetic (trace–Frobenius, A.2; docs/math.md §5).
     ar = p["arithmetic"]
     sigma = sum((1 / (f * f) for f in factors.values()), Fraction(0))
     frob = t + sigma

@@ -46,7 +46,7 @@ def cli() -> None:
               help="Where to write the certificate.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
 def rank_nine(plan: str, out: str, as_json: bool) -> int:
-    """Build, check, write and re-verify the rank-nine certificate (MATH.md §6).
+    """Build, check, write and re-verify the rank-nine certificate (docs/math.md §6).
 
     The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
     per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10.
@@ -120,7 +120,7 @@ def _parse_range(text: str) -> range:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bounds/1, docs/bounds.md).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), help="With --m-range: draw log₂(bound) against m into this PNG (needs certify[plot]).")
 def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
-    """The paper's bounds at a given m: closed forms and the same arguments evaluated exactly (MATH.md §7).
+    """The paper's bounds at a given m: closed forms and the same arguments evaluated exactly (docs/math.md §7).
 
     Exact integers up to M = 20,000; certified intervals (python-flint arb) above.
     """

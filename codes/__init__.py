@@ -1,4 +1,4 @@
-"""Constant-weight codes over ``{0,1}^M`` as ``int`` bitmasks (MATH.md §1, §5–§7).
+"""Constant-weight codes over ``{0,1}^M`` as ``int`` bitmasks (docs/math.md §1, §5–§7).
 
 The bottom layer of the project: ``codes`` ← ``witnesses`` ← ``certify``.
 """

@@ -1,4 +1,4 @@
-"""Constant-weight codes in the middle layer: build, verify, describe (MATH.md §5, §7).
+"""Constant-weight codes in the middle layer: build, verify, describe (docs/math.md §5, §7).
 
 A code here is a set of ``t`` subsets ``S ⊆ [M]``, all of the same size ``w``, stored
 as ``int`` bitmasks. Its *minimum directed distance* is ``min |S \\ U|`` over distinct
@@ -192,7 +192,7 @@ def greedy_code(
     Scans all ``weight``-subsets of ``[length]`` in increasing integer order and keeps
     each one whose directed distance to every word kept so far is at least
     ``min_distance``; stops after ``cap`` words when a cap is given. This is the
-    Gilbert–Varshamov greedy argument of A.2 (MATH.md §7, "Packing"): without a cap
+    Gilbert–Varshamov greedy argument of A.2 (docs/math.md §7, "Packing"): without a cap
     the result is maximal, so it has at least ``C(M, w) / V`` words where ``V`` counts
     the words within directed distance ``< Δ`` of a fixed one.
 

@@ -1,4 +1,4 @@
-"""Codes from Paley Hadamard matrices, and the fixed rank-nine code (MATH.md §6).
+"""Codes from Paley Hadamard matrices, and the fixed rank-nine code (docs/math.md §6).
 
 For a prime ``q ≡ 3 (mod 4)`` the Paley I construction gives a Hadamard matrix ``H``
 of order ``n = q + 1``: entries ±1 with ``H Hᵀ = n I``. Normalize it so the first
@@ -9,7 +9,7 @@ non-first rows are words of weight ``n/2`` with pairwise directed distance exact
 distance ≥ ``n/4`` (a row and its own complement are at distance ``n/2``).
 
 For ``n = 24`` (``q = 23``) this is the "46 words from a Hadamard matrix of order 24"
-of MATH.md §6. **The rank-nine code** is its first fifteen rows (rows 1–15 of the
+of docs/math.md §6. **The rank-nine code** is its first fifteen rows (rows 1–15 of the
 normalized matrix): 15 words of length 24, weight 12, every ordered pair at directed
 distance exactly 6.
 
@@ -94,7 +94,7 @@ def hadamard_code(order: int = 24, with_complements: bool = True) -> ConstantWei
 
     Words are ordered row 1, …, row ``order − 1``, then the complements in the same
     order. Weight ``order/2``; directed distance exactly ``order/4`` between distinct
-    rows, ≥ ``order/4`` overall (MATH.md §6).
+    rows, ≥ ``order/4`` overall (docs/math.md §6).
     """
     h = paley_hadamard(order - 1)
     rows = [_row_word(r) for r in h[1:]]
@@ -109,7 +109,7 @@ def rank_nine_code() -> ConstantWeightCode:
     """The fixed rank-nine code: rows 1–15 of the normalized Paley Hadamard matrix of order 24.
 
     15 words of length 24 and weight 12, pairwise directed distance exactly 6
-    (MATH.md §6; the paper's own code is unpublished, this one is ours).
+    (docs/math.md §6; the paper's own code is unpublished, this one is ours).
     """
     rows = hadamard_code(24, with_complements=False).words[:15]
     return ConstantWeightCode(

@@ -1,4 +1,4 @@
-"""Packing counts in the middle layer (A.2 "Packing the middle layer", A.3; MATH.md §7).
+"""Packing counts in the middle layer (A.2 "Packing the middle layer", A.3; docs/math.md §7).
 
 ``V_g(M) = Σ_{a=0}^{g−1} C(M/2, a)²`` counts the middle-layer sets (size ``M/2``) at
 directed distance ``< g`` from a fixed one: choose ``a`` elements to leave ``S`` and

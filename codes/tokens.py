@@ -1,4 +1,4 @@
-"""Tokens as ``int`` bitmasks, and the overlap arithmetic on them (MATH.md §1).
+"""Tokens as ``int`` bitmasks, and the overlap arithmetic on them (docs/math.md §1).
 
 A token is a vector ``x ∈ {0,1}^m``. Internally it is a Python ``int`` whose bit
 ``k`` is coordinate ``k``; in files it is a 0/1 string of length ``m`` whose
@@ -84,14 +84,14 @@ def weight(x: int) -> int:
 
 
 def overlap(x: int, z: int) -> int:
-    """The overlap ``⟨x,z⟩ = popcount(x & z)`` (MATH.md §1)."""
+    """The overlap ``⟨x,z⟩ = popcount(x & z)`` (docs/math.md §1)."""
     return (x & z).bit_count()
 
 
 def directed_distance(s: int, u: int) -> int:
     """Directed distance ``|S \\ U|`` between the sets with indicators ``s`` and ``u``.
 
-    For sets of equal size it equals ``|U \\ S|``, half the Hamming distance (MATH.md §1).
+    For sets of equal size it equals ``|U \\ S|``, half the Hamming distance (docs/math.md §1).
     """
     return (s & ~u).bit_count()
 

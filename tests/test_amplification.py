@@ -1,4 +1,4 @@
-"""Chain amplification (A.2; MATH.md §4)."""
+"""Chain amplification (A.2; docs/math.md §4)."""
 from fractions import Fraction
 from functools import reduce
 

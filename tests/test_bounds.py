@@ -1,4 +1,4 @@
-"""Bound values for a given m (MATH.md §7) against independent evaluations and the paper's numbers."""
+"""Bound values for a given m (docs/math.md §7) against independent evaluations and the paper's numbers."""
 import math
 from itertools import count
 from math import comb
@@ -71,7 +71,7 @@ def test_paper_value_at_168():
     t = B.theorem1(168)
     assert t.closed_form.value == 32768 == 2**15
     assert t.exact.value == brute_theorem1(168)
-    assert 2**20 <= t.exact.value < 2**21  # MATH.md §7: "at m = 168 it is about 2^20"
+    assert 2**20 <= t.exact.value < 2**21  # docs/math.md §7: "at m = 168 it is about 2^20"
 
 
 @pytest.mark.parametrize("M", [4, 6, 10, 24, 40, 64, 100, 130])

@@ -40,7 +40,7 @@ def test_producer_output_always_verifies(code, plan, length, error):
 
 
 def test_hadamard_46_direct_certificate():
-    # MATH.md §6: larger codes of length 24 do better.
+    # docs/math.md §6: larger codes of length 24 do better.
     cert = build_certificate(build_family(hadamard_code(24), "direct"))
     assert check(cert).proved == cert["claim"]["rank_at_least"]
     assert cert["claim"]["rank_at_least"] > 10

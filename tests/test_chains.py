@@ -1,4 +1,4 @@
-"""Jumps, witnesses and chains (A.2, §6.1; MATH.md §3–§6)."""
+"""Jumps, witnesses and chains (A.2, §6.1; docs/math.md §3–§6)."""
 import random
 
 import pytest

@@ -34,7 +34,7 @@ def test_uncapped_greedy_code_is_maximal(p):
 
 @given(params)
 def test_greedy_code_meets_the_gilbert_varshamov_count(p):
-    # MATH.md §7 "Packing": a maximal code has at least C(m,w)/V words, V = #words within distance < Δ.
+    # docs/math.md §7 "Packing": a maximal code has at least C(m,w)/V words, V = #words within distance < Δ.
     m, w, delta = p
     code = greedy_code(m, w, delta)
     ball = sum(comb(w, a) * comb(m - w, a) for a in range(delta))

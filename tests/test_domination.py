@@ -1,4 +1,4 @@
-"""Weight domination (A.2; MATH.md §3): the exact identity, the inequality, its sharpness."""
+"""Weight domination (A.2; docs/math.md §3): the exact identity, the inequality, its sharpness."""
 from fractions import Fraction
 
 import pytest

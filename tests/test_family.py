@@ -1,4 +1,4 @@
-"""The rank-nine witness families (§6.1; MATH.md §6) and their counts."""
+"""The rank-nine witness families (§6.1; docs/math.md §6) and their counts."""
 import pytest
 
 from codes import greedy_code, rank_nine_code

@@ -1,4 +1,4 @@
-"""Trace–Frobenius bounds (A.2; MATH.md §5), checked against exact ranks from python-flint."""
+"""Trace–Frobenius bounds (A.2; docs/math.md §5), checked against exact ranks from python-flint."""
 from fractions import Fraction
 
 import pytest

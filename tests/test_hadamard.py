@@ -1,4 +1,4 @@
-"""Paley Hadamard matrices and the fixed rank-nine code (MATH.md §6)."""
+"""Paley Hadamard matrices and the fixed rank-nine code (docs/math.md §6)."""
 import pytest
 
 from codes import CodeError, directed_distance, hadamard_code, paley_hadamard, rank_nine_code

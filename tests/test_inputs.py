@@ -1,4 +1,4 @@
-"""Min-IP inputs and targets (MATH.md §1)."""
+"""Min-IP inputs and targets (docs/math.md §1)."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

@@ -1,4 +1,4 @@
-"""Middle-layer packing counts (A.2 "Packing", A.3; MATH.md §7) against enumeration."""
+"""Middle-layer packing counts (A.2 "Packing", A.3; docs/math.md §7) against enumeration."""
 from math import comb
 
 import pytest

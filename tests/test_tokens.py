@@ -1,4 +1,4 @@
-"""Tokens as bitmasks (MATH.md §1): I/O round trips and overlap laws."""
+"""Tokens as bitmasks (docs/math.md §1): I/O round trips and overlap laws."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

@@ -1,4 +1,4 @@
-"""Inputs, jumps, chains and witness families built from codes (MATH.md §1, §3–§6).
+"""Inputs, jumps, chains and witness families built from codes (docs/math.md §1, §3–§6).
 
 Depends on ``codes`` only; ``certify`` builds on it.
 """

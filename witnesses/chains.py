@@ -1,4 +1,4 @@
-"""Jumps, their three witnesses, and overlap chains between codeword keys (MATH.md §3–§6).
+"""Jumps, their three witnesses, and overlap chains between codeword keys (docs/math.md §3–§6).
 
 A **jump** is a triple of tokens ``(x, y, z)`` with ``⟨x,y⟩ < ⟨x,z⟩ ≤ ⟨x,x⟩``; its gap
 is ``d = ⟨x,z⟩ − ⟨x,y⟩``. At exact length ``n`` its witnesses are
@@ -103,7 +103,7 @@ def paper_levels(d: int) -> tuple[int, ...]:
 
 
 def direct_levels(d: int) -> tuple[int, ...]:
-    """One jump ``0 → d`` (MATH.md §6, "direct jumps")."""
+    """One jump ``0 → d`` (docs/math.md §6, "direct jumps")."""
     if d < 1:
         raise WitnessError(f"a direct jump needs an overlap rise of at least 1, not {d}")
     return (0, d)

@@ -1,4 +1,4 @@
-"""Inputs of the Min-IP task and their targets (MATH.md §1).
+"""Inputs of the Min-IP task and their targets (docs/math.md §1).
 
 An input is a sequence of tokens with a 0-based queried position ``i``; its target is
 ``t_i(X) = min_j ⟨x_i, x_j⟩``, the minimum including ``j = i``.
@@ -30,7 +30,7 @@ class WitnessError(ValueError):
 
 
 def min_ip_target(tokens: tuple[int, ...], query: int) -> int:
-    """Min-IP target ``t_i(X) = min_j ⟨x_i, x_j⟩`` (MATH.md §1; the minimum includes ``j = i``)."""
+    """Min-IP target ``t_i(X) = min_j ⟨x_i, x_j⟩`` (docs/math.md §1; the minimum includes ``j = i``)."""
     xi = tokens[query]
     return min(overlap(xi, xj) for xj in tokens)
 

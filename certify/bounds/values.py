@@ -1,6 +1,6 @@
 """Bound values for a given ``m``: the paper's closed forms and the same arguments evaluated exactly.
 
-MATH.md §7 restates each bound; ``docs/bounds.md`` derives every value printed by
+docs/math.md §7 restates each bound; ``docs/bounds.md`` derives every value printed by
 ``certify bounds``. The sections:
 
 * :func:`theorem1` — one head, length 3, error < 1/2 (A.2): the closed form
@@ -190,7 +190,7 @@ def _even(m: int) -> int:
 
 
 class ChainTable:
-    """Best chain factors ``Λ(d) = max Π μ_{g_i}`` over splits ``Σ g_i = d`` (A.2; MATH.md §4).
+    """Best chain factors ``Λ(d) = max Π μ_{g_i}`` over splits ``Σ g_i = d`` (A.2; docs/math.md §4).
 
     Error ``< 1/2`` at exact length ``n``: ``μ_g = A·(g − 1)`` with ``A = n − 2``.
     Gaps of 1 prove nothing (``μ = 0``), and no gap above 7 is ever needed (splitting
@@ -407,7 +407,7 @@ def constants() -> dict[str, Any]:
 
 
 def theorem1(m: int) -> Section:
-    """Theorem 1: one head, exact length 3, error < 1/2 (A.2; MATH.md §7)."""
+    """Theorem 1: one head, exact length 3, error < 1/2 (A.2; docs/math.md §7)."""
     m = _check_m(m)
     M = _even(m)
     notes = []
@@ -542,7 +542,7 @@ def degree(m: int, D: int) -> Section:
     """One head, polynomial readout of degree ``D`` (B.4): rank one at length ``D+1``; bound at ``D+2``."""
     M = _even(_check_m(m))
     g = g_heads(D)
-    notes = [f"rank one suffices at exact length {D + 1} (uniform kernel, one-hot values, readout Σ_k J(s_k), MATH.md §8)",
+    notes = [f"rank one suffices at exact length {D + 1} (uniform kernel, one-hot values, readout Σ_k J(s_k), docs/math.md §8)",
              f"at exact length {D + 2}: factor 2 per overlap gap g_D = {g}, K = ⌊Δ/g_D⌋ steps, all in one head"]
     return _stepwise(M, g, 1, "degree", "B.4", {"D": D, "length": D + 2, "g_D": g, "rank_one_length": D + 1}, notes)
 

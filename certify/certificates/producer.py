@@ -50,7 +50,7 @@ class CertificateBuildError(ValueError):
 def build_certificate(
     family: WitnessFamily, error: Fraction = HALF, rank_at_least: int | None = None
 ) -> dict[str, Any]:
-    """The version-1 certificate of a witness family (A.2; MATH.md §3–§6).
+    """The version-1 certificate of a witness family (A.2; docs/math.md §3–§6).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Check a kernel table against a witness family, exactly (MATH.md §2–§6; §6.1).
+"""Check a kernel table against a witness family, exactly (docs/math.md §2–§6; §6.1).
 
 Given a table (``certify.kernels.table``) and a family (a certificate, any file with
 ``family.inputs``, or by default the rank-nine certificate), :func:`check_kernel`

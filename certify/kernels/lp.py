@@ -1,6 +1,6 @@
 """Exact linear programming for readout feasibility, with certificates checked by substitution.
 
-The question "is there a readout that makes this kernel solve the family?" (MATH.md §2:
+The question "is there a readout that makes this kernel solve the family?" (docs/math.md §2:
 with one-hot values ``g_x(z)`` is an arbitrary table) is, for each query token ``x``, a
 *strict* linear system in the unknowns ``g_x(z)``: for every input ``X`` with that
 query token, with coefficients ``a_X(z) = Σ_{j: x_j = z} α(x, z)`` and

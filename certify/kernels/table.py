@@ -4,7 +4,7 @@ Format: ``docs/kernel-table-format.md``. A table lists ``N`` tokens and either t
 factors ``phi_q``, ``phi_k`` (``N × r``; ``α = φ_Q·φ_Kᵀ``) or the kernel itself
 (``kernel``, ``N × N``), and optionally a readout: ``beta`` (``N``) with ``w`` (``N × N``,
 one-hot values: ``g_{x_i}(x_j) = beta[i] + w[i][j]``) or with ``values`` (``N × d_v``) and
-``w`` (``N × d_v``: ``g_{x_i}(x_j) = beta[i] + ⟨w[i], values[j]⟩``) — MATH.md §2.
+``w`` (``N × d_v``: ``g_{x_i}(x_j) = beta[i] + ⟨w[i], values[j]⟩``) — docs/math.md §2.
 
 Every number is converted exactly, once, here: a binary float to the rational it
 denotes (``0.1`` in an ``.npz`` is ``3602879701896397/36028797018963968``), a JSON

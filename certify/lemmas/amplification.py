@@ -1,4 +1,4 @@
-"""Chain amplification: factors multiply along a chain of jumps (A.2; MATH.md §4).
+"""Chain amplification: factors multiply along a chain of jumps (A.2; docs/math.md §4).
 
 Keys ``y_0, …, y_k`` with strictly increasing overlaps with ``x``, each consecutive
 triple a jump with factor ``f_i ≥ 1``, give ``α(x,y_0) > (Π f_i)·α(x,y_k)``.
@@ -27,7 +27,7 @@ __all__ = ["chain_factor", "best_split", "levels_from_gaps"]
 
 
 def chain_factor(factors: Iterable) -> Fraction:
-    """``Π f_i`` for jump factors ``f_i ≥ 1`` (A.2 amplification; MATH.md §4).
+    """``Π f_i`` for jump factors ``f_i ≥ 1`` (A.2 amplification; docs/math.md §4).
 
     Raises
     ------
@@ -53,7 +53,7 @@ def best_split(rise: int, length: int = 3, error=HALF) -> tuple[Fraction, tuple[
     """The split of an overlap rise into gaps that maximizes the chain factor ``Π μ_{g_i}``.
 
     Only gaps with ``μ_g ≥ 1`` are used (at ``n = 3, ε = 1/2``: ``g ≥ 2``, ``μ_g = g − 1``);
-    MATH.md §4 lists the maxima 1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27 for ``d = 2..12``.
+    docs/math.md §4 lists the maxima 1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27 for ``d = 2..12``.
     Exact dynamic programming over ``d``; ties go to fewer jumps, then larger first gap.
 
     Returns

@@ -1,4 +1,4 @@
-"""Weight domination: three witnesses force ``α(x,y) > μ·α(x,z)`` (A.2; MATH.md §3).
+"""Weight domination: three witnesses force ``α(x,y) > μ·α(x,z)`` (A.2; docs/math.md §3).
 
 For tokens with ``t = ⟨x,y⟩ < u = ⟨x,z⟩ ≤ ⟨x,x⟩`` and gap ``d = u − t``, correctness with
 error ``< ε`` on the three witnesses of exact length ``n``
@@ -78,7 +78,7 @@ class WitnessSums(NamedTuple):
 
 
 def witness_sums(a, b, c, p, q, s, length: int = 3) -> WitnessSums:
-    """Numerators and denominators of the three witnesses (A.2; MATH.md §3).
+    """Numerators and denominators of the three witnesses (A.2; docs/math.md §3).
 
     ``a, b, c = α(x,x), α(x,y), α(x,z)`` and ``p, q, s = g_x(x)−t, g_x(y)−t, g_x(z)−t``.
     Works for any ring elements (Fractions, sympy symbols), so the identity can be
@@ -96,7 +96,7 @@ def witnesses_correct(a, b, c, p, q, s, gap: int, length: int = 3, error=HALF) -
     """Whether a head with these kernel and readout values has error ``< ε`` on all three witnesses.
 
     Targets relative to ``t`` are ``0, d, 0``; denominators must be positive (the model
-    requires it, MATH.md §2). Everything is exact.
+    requires it, docs/math.md §2). Everything is exact.
     """
     eps = exact(error, "error")
     vals = [exact(v, name) for v, name in zip((a, b, c, p, q, s), "abcpqs")]

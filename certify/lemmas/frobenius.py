@@ -1,4 +1,4 @@
-"""Trace–Frobenius rank bounds, exactly (A.2; MATH.md §5).
+"""Trace–Frobenius rank bounds, exactly (A.2; docs/math.md §5).
 
 For every real square matrix ``C``, ``rank(C) ≥ (tr C)² / ‖C‖_F²`` (the nuclear norm is at
 least ``|tr C|``; Cauchy–Schwarz on the singular values). If a family certifies
@@ -57,7 +57,7 @@ def trace_frobenius_ratio(t: int, factors: Sequence) -> Fraction:
 
 
 def certified_rank(t: int, factors: Sequence) -> int:
-    """The certified integer bound ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (A.2; MATH.md §5).
+    """The certified integer bound ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (A.2; docs/math.md §5).
 
     Raises
     ------

@@ -31,7 +31,7 @@ def bits(x: int, m: int = 24) -> str:
 def softmin_table(base: float) -> dict:
     """φ_Q(x_S) = e_S (15 features, one per query token), φ_K(z)_S = base^(−⟨x_S, z⟩).
 
-    The kernel of query x_S is decreasing in the overlap (MATH.md §10). Values v(z) = z
+    The kernel of query x_S is decreasing in the overlap (docs/math.md §10). Values v(z) = z
     and readout ⟨x_i, a_i⟩ (beta = 0, w(x_i) = x_i): the dense-softmax construction of
     A.1 with temperature log(base); base 6 = e^{log 6} gives error < 1/2 at length 3.
     """
