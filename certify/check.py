@@ -46,8 +46,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
+import time
 from fractions import Fraction
 from typing import Any, NoReturn
 
@@ -73,6 +75,7 @@ __all__ = [
     "check_file",
     "run",
     "main",
+    "Progress",
 ]
 
 FORMAT = "certify.rank-certificate"
@@ -147,6 +150,63 @@ class Verified:
         if self.proved > c["rank_at_least"]:
             text += " (the claim is weaker than what the data prove)"
         return text
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Progress of long work, on stderr: silent for ``delay`` seconds, then one line per ``interval``.
+
+    Quick runs print nothing, so short commands and tests keep clean output; a run that
+    takes longer says what it is doing and how far it got. On a terminal the line is
+    redrawn in place; otherwise (a log, a pipe) a new line is written at most every
+    ``interval`` seconds. ``CERTIFY_PROGRESS=0`` silences it, ``=1`` shows it at once.
+    The rest of ``certify`` uses this class too (it needs only the standard library).
+
+    >>> p = Progress("checking jumps", total=10, stream=None)
+    >>> p.update(5); p.close()
+    """
+
+    def __init__(self, label: str, total: int | None = None, stream: Any = "stderr",
+                 delay: float = 2.0, interval: float = 1.0) -> None:
+        mode = os.environ.get("CERTIFY_PROGRESS", "")
+        self.stream = sys.stderr if stream == "stderr" else stream
+        if mode == "0":
+            self.stream = None
+        self.label, self.total = label, total
+        self.start = time.monotonic()
+        self.next = self.start + (0.0 if mode == "1" else delay)
+        self.interval = interval
+        self.tty = bool(self.stream is not None and getattr(self.stream, "isatty", lambda: False)())
+        self.shown = False
+
+    def update(self, done: int, note: str = "") -> None:
+        """Report ``done`` units of work (cheap to call often: it only looks at the clock)."""
+        if self.stream is None:
+            return
+        now = time.monotonic()
+        if now < self.next:
+            return
+        self.next = now + (self.interval if self.tty else max(self.interval, 5.0))
+        of = f"/{self.total:,}" if self.total else ""
+        pct = f" ({100 * done // self.total}%)" if self.total else ""
+        text = f"{self.label}: {done:,}{of}{pct}{' ' + note if note else ''}  [{now - self.start:.0f} s]"
+        self._write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
+        self.shown = True
+
+    def close(self) -> None:
+        """End the progress line (a newline on a terminal, if anything was shown)."""
+        if self.stream is not None and self.shown and self.tty:
+            self._write("\n")
+        self.shown = False
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError, UnicodeError):  # a closed or odd stream never stops the work
+            self.stream = None
 
 
 # --------------------------------------------------------------------------- numbers
