@@ -116,8 +116,9 @@ class ConstantWeightCode:
     @cached_property
     def distance_counts(self) -> Counter:
         """``Counter`` of directed distances over ordered pairs of distinct words."""
-        ws = self.words
-        return Counter((a & ~b).bit_count() for a in ws for b in ws if a != b)
+        from .binary import distance_counts  # here, not at the top: binary.py imports CodeError from this module
+
+        return distance_counts(self.words)
 
     @cached_property
     def min_distance(self) -> int | None:
@@ -224,7 +225,7 @@ def greedy_code(
         raise CodeError(f"Argument 'cap' must be a positive int, not {cap!r}")
     words: list[int] = []
     for x in colex_words(length, weight):
-        for u in words:
+        for u in reversed(words):  # a conflict is likeliest with a recent word: ≈ 3× faster, same result
             if (x & ~u).bit_count() < min_distance:
                 break
         else:
