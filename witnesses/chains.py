@@ -116,11 +116,14 @@ def interpolating_key(s: int, u: int, level: int, m: int) -> int:
     """The middle-layer key at overlap ``level`` with ``x_S`` on the way from ``x_{S^c}`` to ``x_{U^c}``.
 
     ``(S^c \\ Q) ∪ P`` with ``P`` the ``level`` smallest coordinates of ``S \\ U`` and
-    ``Q`` the ``level`` smallest of ``U \\ S`` (requires ``|S| = |U|``).
+    ``Q`` the ``level`` smallest of ``U \\ S``. For ``|S| = |U|`` the key has weight
+    ``|S^c|`` and at ``level = |S \\ U|`` it is ``x_{U^c}``. For words of unequal weight
+    ``Q`` is all of ``U \\ S`` when that has fewer than ``level`` coordinates; the
+    overlap with ``x_S`` is ``level`` either way (``Q`` lies outside ``S``).
     """
     gain = support(s & ~u)[:level]
     lose = support(u & ~s)[:level]
-    if len(gain) != level or len(lose) != level:
+    if len(gain) != level:
         raise WitnessError(f"no key at level {level}: |S \\ U| = {(s & ~u).bit_count()}")
     key = complement(s, m)
     for k in gain:
