@@ -11,10 +11,15 @@ target, factor, product and sum from the tokens in the file, compares each state
 number with its recomputation, and accepts only if the claim follows. What it
 checks, in order (each step's name appears in its rejection messages):
 
+``limits``
+    Before the work each bounds (docs/certificate-format.md, "Limits"): file size,
+    the memory the JSON parse would need (estimated from byte counts before parsing),
+    the size of derived numbers. Exceeding one is exit 2, not a verdict.
 ``format``
     The JSON shape: known keys only, every required key present, integers where
-    integers belong (no floats, no huge numbers), rationals as canonical ``"p/q"``
-    strings, tokens as 0/1 strings of length ``m``, queries in range.
+    integers belong (no floats, no sign, no huge numbers), rationals as canonical
+    ``"p/q"`` strings, tokens as 0/1 strings of length ``m``, queries in range, no
+    escape sequence where no character needs one (one spelling per value).
 ``integrity``
     ``sha256`` equals the SHA-256 of the canonical JSON of everything else.
 ``code``
