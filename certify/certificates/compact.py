@@ -1,0 +1,227 @@
+"""Compact rank certificates (format version 2): the code and the chain plan, not the family.
+
+A version-1 certificate lists every input, jump and chain; for the 2,576 Golay
+dodecads that would be 13,268,976 inputs (about 1.5 GB). A version-2 certificate
+carries only what determines them — the words, the exact length ``n``, ``ε``, and a
+gap plan per directed distance with the ``codewords-first`` key rule
+(:mod:`witnesses.plans`) — plus the counts and the arithmetic, and the checker
+(``certify/check.py``) regenerates every key, jump and witness itself.
+docs/certificate-format.md specifies the format.
+
+The family a compact certificate is about is written out explicitly by
+:func:`expand_family` (a ``{"family": {"inputs": [...]}}`` object, the format
+``certify check-kernel --family`` reads) or, for large families, streamed to a file by
+:func:`write_family`.
+
+>>> from codes import load_code
+>>> from certify.certificates.rank_bound import make_plan
+>>> code = load_code("rank-nine")
+>>> cert = build_compact_certificate(code, make_plan(code, "best"))
+>>> cert["version"], cert["plan"]["entries"], cert["family"]
+(2, [{'distance': 6, 'gaps': [6], 'pairs': 210, 'factor': '5'}], {'jumps': 210, 'inputs': 435})
+>>> len(expand_family(cert)["family"]["inputs"])
+435
+>>> build_compact_certificate(code, make_plan(code, "best"), rank_at_least=11)
+Traceback (most recent call last):
+...
+certify.certificates.producer.CertificateBuildError: the code and plan prove r ≥ 10, not r ≥ 11
+"""
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from typing import Any
+
+from codes import BinaryCode, ConstantWeightCode
+from witnesses import WitnessError
+from witnesses.plans import KEY_RULE, GapPlan, iter_planned_inputs, planned_counts
+
+from .. import __version__
+from ..check import FORMAT, MODEL, CertificateFormatError, Progress, check, content_hash, format_rational
+from ..exact import exact
+from ..lemmas.domination import HALF
+from .producer import CertificateBuildError
+
+__all__ = [
+    "VERSION",
+    "MAX_EXPAND_INPUTS",
+    "build_compact_certificate",
+    "code_and_plan",
+    "expand_family",
+    "expand_certificate",
+    "write_family",
+]
+
+VERSION = 2
+
+#: :func:`expand_family` builds the explicit family in memory up to this many inputs;
+#: :func:`write_family` streams any size.
+MAX_EXPAND_INPUTS = 2_000_000
+
+
+def build_compact_certificate(
+    code, plan: GapPlan, length: int = 3, error=HALF, rank_at_least: int | None = None,
+    note: str | None = None, bound=None,
+) -> dict[str, Any]:
+    """The version-2 certificate of ``code`` under ``plan`` (A.2; docs/math.md §3–§5).
+
+    Parameters
+    ----------
+    code
+        A :class:`codes.BinaryCode` or :class:`codes.ConstantWeightCode` (any weights).
+    plan : GapPlan
+        Gaps per directed distance (:func:`certify.certificates.rank_bound.make_plan`).
+    length, error
+        ``n ≥ 3`` and ``ε``.
+    rank_at_least : int, optional
+        The claim; default what the data prove.
+    bound : CodeBound, optional
+        Precomputed :func:`~certify.certificates.rank_bound.code_bound` (saves a pass).
+
+    Raises
+    ------
+    CertificateBuildError
+        If the plan cannot bridge some pair or the claim exceeds the bound.
+    """
+    from .rank_bound import code_bound
+
+    eps = exact(error, "error")
+    b = bound if bound is not None else code_bound(code, plan, length, eps)
+    claimed = b.rank_at_least if rank_at_least is None else rank_at_least
+    if claimed > b.rank_at_least:
+        raise CertificateBuildError(f"the code and plan prove r ≥ {b.rank_at_least}, not r ≥ {claimed}")
+    try:
+        n_jumps, n_inputs = planned_counts(code, plan)
+    except WitnessError as exc:
+        raise CertificateBuildError(str(exc)) from None
+    producer = {"tool": f"certify {__version__}", "code": code.description or "unspecified", "chains": plan.name}
+    if note:
+        producer["note"] = note
+    cert: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "claim": {
+            "model": MODEL,
+            "m": code.length,
+            "length": length,
+            "error_below": format_rational(eps),
+            "rank_at_least": claimed,
+        },
+        "producer": producer,
+        "code": {"length": code.length, "words": code.to_bits()},
+        "plan": {
+            "keys": KEY_RULE,
+            "entries": [
+                {"distance": d, "gaps": list(gaps), "pairs": b.pairs[d], "factor": format_rational(b.factors[d])}
+                for d, gaps in plan.entries
+            ],
+        },
+        "family": {"jumps": n_jumps, "inputs": n_inputs},
+        "arithmetic": {
+            "t": b.t,
+            "sum_inverse_squares": format_rational(b.sum_inverse_squares),
+            "frobenius_squared_below": format_rational(b.frobenius_squared_below),
+            "ratio": format_rational(b.ratio),
+            "rank_at_least": b.rank_at_least,
+        },
+    }
+    cert["sha256"] = content_hash(cert)
+    return cert
+
+
+def code_and_plan(doc: dict[str, Any]) -> tuple[BinaryCode | ConstantWeightCode, GapPlan, int]:
+    """The code, plan and length ``n`` of a version-2 certificate that :func:`certify.check.check` accepted."""
+    m = doc["claim"]["m"]
+    words = tuple(int(w[::-1], 2) for w in doc["code"]["words"])
+    desc = doc.get("producer", {}).get("code", "")
+    weights = {w.bit_count() for w in words}
+    code = ConstantWeightCode(m, weights.pop(), words, desc) if len(weights) == 1 else BinaryCode(m, words, desc)
+    plan = GapPlan(doc.get("producer", {}).get("chains", "plan"),
+                   tuple((e["distance"], tuple(e["gaps"])) for e in doc["plan"]["entries"]))
+    return code, plan, doc["claim"]["length"]
+
+
+def _verified_compact(doc: dict[str, Any]):
+    if doc.get("version") != VERSION:
+        raise CertificateFormatError("format", f"expected a compact (version {VERSION}) certificate, got version {doc.get('version')!r}")
+    verified = check(doc)
+    code, plan, n = code_and_plan(doc)
+    return verified, code, plan, n
+
+
+def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
+    """The family a compact certificate is about, explicitly: ``{"family": {"inputs": [...]}, "from_certificate": sha256}``.
+
+    The certificate is verified first (``certify.check.check``); the inputs are then
+    generated by :func:`witnesses.plans.iter_planned_inputs` — independent code — and
+    their number compared with the count the checker derived. Each input is
+    ``{"tokens": [...], "query": 0, "target": t}``, in the order of first use.
+
+    Raises
+    ------
+    certify.check.CertificateError
+        If the certificate does not verify (or is not version 2), or has more than
+        :data:`MAX_EXPAND_INPUTS` inputs (use :func:`write_family`).
+    AssertionError
+        If the generated family has a different size from the checked one (a bug).
+    """
+    verified, code, plan, n = _verified_compact(doc)
+    if verified.counts["inputs"] > MAX_EXPAND_INPUTS:
+        raise CertificateFormatError(
+            "format", f"family has {verified.counts['inputs']:,} inputs; expand_family builds at most "
+            f"{MAX_EXPAND_INPUTS:,} in memory (write_family streams any size)")
+    inputs = [x.to_json() for x in iter_planned_inputs(code, plan, n)]
+    if len(inputs) != verified.counts["inputs"]:
+        raise AssertionError(f"generated {len(inputs)} inputs, the checker counted {verified.counts['inputs']}")
+    return {"family": {"inputs": inputs}, "from_certificate": doc["sha256"]}
+
+
+def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
+    """The explicit (version-1) certificate of the same code, plan, ``n``, ``ε`` and claim.
+
+    Raises
+    ------
+    CertificateBuildError
+        If the words have different weights (version 1 needs one weight).
+    """
+    from .rank_bound import rank_bound_certificate
+
+    _, code, plan, n = _verified_compact(doc)
+    eps = Fraction(doc["claim"]["error_below"])
+    return rank_bound_certificate(code, plan, n, eps, "explicit", doc["claim"]["rank_at_least"],
+                                  note=f"expanded from compact certificate {doc['sha256'][:16]}…")
+
+
+def write_family(doc: dict[str, Any], path: str | os.PathLike) -> int:
+    """Verify ``doc`` and stream its explicit family to ``path`` (one input per line); return the count.
+
+    Same content as :func:`expand_family` (``{"family": {"inputs": [...]}, "from_certificate": …}``),
+    written query by query in bounded memory, with progress on stderr; the file is
+    written to a temporary name and renamed into place.
+    """
+    from .producer import dumps
+
+    verified, code, plan, n = _verified_compact(doc)
+    total = verified.counts["inputs"]
+    path = os.fspath(path)
+    tmp = f"{path}.tmp{os.getpid()}"
+    count = 0
+    progress = Progress("writing family inputs", total=total)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write('{"family": {"inputs": [\n')
+            for x in iter_planned_inputs(code, plan, n):
+                fh.write(("" if count == 0 else ",\n") + "  " + dumps(x.to_json()))
+                count += 1
+                if count % 4096 == 0:
+                    progress.update(count)
+            fh.write(f'\n]}}, "from_certificate": {json.dumps(doc["sha256"])}}}\n')
+        if count != total:
+            raise AssertionError(f"generated {count} inputs, the checker counted {total}")
+        os.replace(tmp, path)
+    finally:
+        progress.close()
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return count
