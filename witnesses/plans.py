@@ -125,14 +125,13 @@ class GapPlan:
 
 
 def first_at_level(i: int, words: tuple[int, ...]) -> dict[int, int]:
-    """``{ℓ: j}``: the first word ``j ≠ i`` at directed distance ``ℓ ≥ 1`` from word ``i``."""
+    """``{ℓ: j}``: the first word ``j ≠ i`` at directed distance ``ℓ`` from word ``i`` (``ℓ = 0``: word ``i`` lies inside ``j``)."""
     s = words[i]
     first: dict[int, int] = {}
     for j, u in enumerate(words):
         d = (s & ~u).bit_count()
         if j != i and d not in first:
             first[d] = j
-    first.pop(0, None)
     return first
 
 
@@ -216,12 +215,13 @@ def iter_planned_inputs(code, plan: GapPlan, length: int = 3) -> Iterator[Input]
         yield from _query_part(code, plan, length, i)[3]
 
 
-def planned_counts(code, plan: GapPlan) -> tuple[int, int]:
+def planned_counts(code, plan: GapPlan, progress: Callable[[int], None] | None = None) -> tuple[int, int]:
     """``(jumps, inputs)`` of the planned family at any length ``n ≥ 3``, without building it.
 
     The inputs of a query are one ``(x, y, …, y)`` per key ``y`` on its chains and one
     ``(x, y, z, …, z)`` per jump (``y ≠ z``, so the two kinds never coincide); queries
     never share inputs. Plain-int keys and sets: the 2,576 Golay dodecads take seconds.
+    ``progress(i)`` is called after each query, if given.
 
     Raises
     ------
@@ -234,24 +234,36 @@ def planned_counts(code, plan: GapPlan) -> tuple[int, int]:
     n_jumps = n_inputs = 0
     for i, s in enumerate(words):
         first = first_at_level(i, words)
-        keys: set[int] = set()
+        keys: set[int] = {full ^ s}
         jumps: set[tuple[int, int]] = set()
-        prefix: dict[int, tuple[int, ...] | None] = {}  # d → shared keys before x_{U^c}, if no interpolation
+        last: dict[int, int | None] = {}  # d → the key before x_{U^c} when it is shared (codeword keys only)
+        for d, j in first.items():
+            if d == 0:
+                raise WitnessError(f"words {i} and {j}: word {i} lies inside word {j} (directed distance 0); no chain")
+            if d not in levels:
+                raise WitnessError(f"plan {plan.name!r} has no entry for directed distance {d} (pair {i}→{j})")
+            inner = levels[d][1:-1]
+            if all(a in first for a in inner):
+                head = (full ^ s,) + tuple(full ^ words[first[a]] for a in inner)
+                keys.update(head)
+                jumps.update(zip(head, head[1:]))
+                last[d] = head[-1]
+            else:
+                last[d] = None
         for j, u in enumerate(words):
             if j == i:
                 continue
             d = (s & ~u).bit_count()
-            if d == 0:
-                raise WitnessError(f"words {i} and {j}: word {i} lies inside word {j} (directed distance 0); no chain")
-            if d not in levels:
-                raise WitnessError(f"plan {plan.name!r} has no entry for directed distance {d}")
-            if d not in prefix:
-                lv = levels[d][1:-1]
-                prefix[d] = (full ^ s,) + tuple(full ^ words[first[a]] for a in lv) if all(a in first for a in lv) else None
-            head = prefix[d]
-            chain = head + (full ^ u,) if head is not None else planned_keys(i, j, words, m, levels[d], first)
-            keys.update(chain)
-            jumps.update(zip(chain, chain[1:]))
+            y = last[d]
+            if y is not None:
+                keys.add(full ^ u)
+                jumps.add((y, full ^ u))
+            else:
+                chain = planned_keys(i, j, words, m, levels[d], first)
+                keys.update(chain)
+                jumps.update(zip(chain, chain[1:]))
         n_jumps += len(jumps)
         n_inputs += len(jumps) + len(keys)
+        if progress is not None:
+            progress(i + 1)
     return n_jumps, n_inputs
