@@ -285,6 +285,73 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     return EXIT_VERIFIED
 
 
+# --------------------------------------------------------------------------- search (issue 10)
+
+
+@cli.command("search")
+@click.option("--m", "m", type=click.IntRange(4, 64), required=True, help="Token length m (4 ≤ m ≤ 64).")
+@click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True, help="Exact input length n.")
+@click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε", help="Error threshold ε > 0: p/q or a decimal.")
+@click.option("--time-limit", "time_limit", type=click.FloatRange(1, 86400), default=60, show_default=True,
+              help="Seconds for the search (seeds and local search); building and verifying the certificate come on top.")
+@click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: int, out: str | None, as_json: bool) -> int:
+    """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
+
+    Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
+    maximum cliques, padded shorter codes) are evaluated exactly, then a local search
+    over words adds, removes and swaps words while the exact bound rises (docs/results.md).
+    """
+    from .certificates.producer import CertificateBuildError, write_certificate
+    from .certificates.rank_bound import describe, parse_error
+    from .check import Progress
+    from .search.codes import SearchError, result_certificate, search
+
+    progress = Progress(f"certify search --m {m}")
+    try:
+        error = parse_error(error_text)
+        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note))
+        cert, plan, bound = result_certificate(result)
+    except (ValueError, SearchError, CertificateBuildError) as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        progress.close()
+    out = out or f"search-m{m}.cert.json"
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != bound.rank_at_least:
+        raise Contradiction(f"search says r ≥ {bound.rank_at_least}, checker says r ≥ {verified.proved}")
+    size = os.path.getsize(out)
+    best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
+    if as_json:
+        click.echo(json.dumps({
+            "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
+            "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
+            "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "version": cert["version"], "out": out,
+            "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
+        }))
+        return EXIT_VERIFIED
+    click.echo(f"certify search --m {m} (length {length}, error < {cert['claim']['error_below']}, {time_limit:g} s)")
+    if best_seed is not None:
+        r = best_seed[2]
+        click.echo(f"  seeds       {len(result.seeds)} codes evaluated; best: {best_seed[0]} ({best_seed[1]:,} words, "
+                   f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1})")
+    click.echo(f"  how         {result.how()}")
+    for line in describe(cert, result.code, plan, bound):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    return EXIT_VERIFIED
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turn every failure into one line and an exit code."""
     safe_output_streams()

@@ -163,6 +163,13 @@ def _family_inputs(doc: dict[str, Any]):
     return verified.counts["inputs"], (x.to_json() for x in iter_planned_inputs(code, plan, n))
 
 
+def _expand_limit(total: int) -> None:
+    if total > MAX_EXPAND_INPUTS:
+        raise CertificateFormatError(
+            "format", f"family has {total:,} inputs; expand_family builds at most "
+            f"{MAX_EXPAND_INPUTS:,} in memory (write_family streams any size)")
+
+
 def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
     """The family a certificate is about, explicitly: ``{"family": {"inputs": [...]}, "from_certificate": sha256}``.
 
@@ -181,11 +188,13 @@ def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
     AssertionError
         If the generated family has a different size from the checked one (a bug).
     """
+    fam = doc.get("family") if isinstance(doc, dict) else None
+    stated = fam.get("inputs") if isinstance(fam, dict) else None
+    stated = len(stated) if isinstance(stated, list) else stated
+    if isinstance(stated, int):
+        _expand_limit(stated)  # the stated size first: refused before any work
     total, inputs = _family_inputs(doc)
-    if total > MAX_EXPAND_INPUTS:
-        raise CertificateFormatError(
-            "format", f"family has {total:,} inputs; expand_family builds at most "
-            f"{MAX_EXPAND_INPUTS:,} in memory (write_family streams any size)")
+    _expand_limit(total)  # then the verified size
     listed = list(inputs)
     if len(listed) != total:
         raise AssertionError(f"generated {len(listed)} inputs, the checker counted {total}")

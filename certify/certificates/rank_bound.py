@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from witnesses import WitnessError
 from witnesses.plans import GapPlan, build_planned_family, direct_gaps, paper_gaps, planned_counts
@@ -71,8 +71,8 @@ PLAN_NAMES = ("best", "paper", "direct")
 EXPLICIT_MAX_INPUTS = 50_000
 
 
-def make_plan(code, name: str = "best", length: int = 3, error=HALF) -> GapPlan:
-    """The gap plan ``name`` for the distances that occur in ``code``.
+def make_plan(code, name: str = "best", length: int = 3, error=HALF, distances: Iterable[int] | None = None) -> GapPlan:
+    """The gap plan ``name`` for the distances that occur in ``code`` (or the given ``distances``).
 
     Raises
     ------
@@ -83,7 +83,7 @@ def make_plan(code, name: str = "best", length: int = 3, error=HALF) -> GapPlan:
     eps = exact(error, "error")
     if name not in PLAN_NAMES:
         raise CertificateBuildError(f"unknown chain plan {name!r}; choose one of: {', '.join(PLAN_NAMES)}")
-    distances = set(code.distance_counts)
+    distances = set(code.distance_counts if distances is None else distances)
     if 0 in distances:
         raise CertificateBuildError("some word lies inside another (directed distance 0): no chain can bridge that pair")
     rules = {
@@ -168,7 +168,7 @@ def code_bound(code, plan: GapPlan, length: int = 3, error=HALF, pairs: Mapping[
 
 def rank_bound_certificate(
     code, plan: GapPlan, length: int = 3, error=HALF, form: str = "auto",
-    rank_at_least: int | None = None, note: str | None = None,
+    rank_at_least: int | None = None, note: str | None = None, bound: CodeBound | None = None,
 ) -> dict[str, Any]:
     """The certificate of ``code`` under ``plan``: explicit (version 1) or compact (version 2).
 
@@ -177,6 +177,8 @@ def rank_bound_certificate(
     form : {"auto", "explicit", "compact"}
         ``auto``: explicit when the code has one weight and the family has at most
         :data:`EXPLICIT_MAX_INPUTS` inputs, else compact. Version 1 requires one weight.
+    bound : CodeBound, optional
+        :func:`code_bound` of the same code, plan, length and error, if already computed.
 
     Raises
     ------
@@ -186,7 +188,8 @@ def rank_bound_certificate(
     """
     if form not in ("auto", "explicit", "compact"):
         raise CertificateBuildError(f"unknown certificate form {form!r}; choose auto, explicit or compact")
-    bound = code_bound(code, plan, length, error)  # validates the plan against the code first
+    if bound is None:
+        bound = code_bound(code, plan, length, error)  # validates the plan against the code first
     if form == "auto":
         small = code.weight is not None and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS
         form = "explicit" if small else "compact"
