@@ -1,4 +1,4 @@
-"""Independent checker for rank certificates, format version 1.
+"""Independent checker for rank certificates, format versions 1 and 2.
 
 This module is the trusted core of ``certify``. It imports only the Python standard
 library, never ``codes``, ``witnesses``, numpy, sympy or flint, and it can run as a
@@ -42,6 +42,15 @@ checks, in order (each step's name appears in its rejection messages):
     ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (trace–Frobenius, A.2; docs/math.md §5).
 ``claim``
     The claimed rank is at most the bound the data prove.
+
+**Version 2 (compact)** files carry the code and a chain plan instead of the family
+(section "compact certificates" below): ``format`` and ``limits`` (words, generation
+work), ``integrity``, ``code`` (distinct words, any weights), ``chains``/``jumps`` per
+plan entry (gaps sum to the distance, every ``μ ≥ 1``, stated factor = product), then,
+query by query, the checker generates every key and jump (a word inside another:
+``code``; a distance without a plan entry: ``chains``) and counts them; ``plan`` (true
+pair counts, no unused entry), ``family`` (stated sizes = generated), ``arithmetic``,
+``claim``.
 
 Exit codes: 0 verified, 1 rejected (the message names the failing step and item),
 2 unreadable or malformed (one line), 3 internal contradiction (a bug in this
@@ -834,11 +843,20 @@ def _parse_compact(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _lowest_bits(a: int, count: int) -> int:
-    """The ``count`` lowest set bits of ``a`` (all of them if ``a`` has fewer)."""
-    b = a
-    for _ in range(count):
-        b &= b - 1  # clears the lowest set bit; 0 stays 0
-    return a ^ b
+    """The ``count`` lowest set bits of ``a`` (all of them if ``a`` has fewer), in ``O(log m)`` popcounts.
+
+    Binary search for the shortest prefix ``a mod 2^p`` holding ``count`` set bits.
+    """
+    if a.bit_count() <= count:
+        return a
+    lo, hi = 0, a.bit_length()
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (a & ((1 << mid) - 1)).bit_count() >= count:
+            hi = mid
+        else:
+            lo = mid + 1
+    return a & ((1 << lo) - 1)
 
 
 def _check_compact(doc: dict[str, Any]) -> Verified:
