@@ -225,6 +225,27 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
 # --------------------------------------------------------------------------- rank-bound (issue 10)
 
 
+def _write_and_reverify(cert: dict, out: str, proved: int):
+    """Write ``cert`` to ``out``, re-read it with the independent checker; return (Verified, bytes).
+
+    Exit 2 if the file cannot be written; exit 3 if the checker rejects our own
+    certificate or proves a different bound (either would be a bug).
+    """
+    from .certificates.producer import write_certificate
+
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != proved:
+        raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
+    return verified, os.path.getsize(out)
+
+
 @cli.command("rank-bound")
 @click.option("--code", "code_spec", required=True, metavar="NAME|PATH",
               help="rank-nine, hadamard24, golay24, lexicode:M:W:D, or a file of 0/1 words (one per line).")
@@ -247,7 +268,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     """
     from codes import CodeError, code_name, load_code
 
-    from .certificates.producer import CertificateBuildError, write_certificate
+    from .certificates.producer import CertificateBuildError
     from .certificates.rank_bound import code_bound, describe, make_plan, parse_error, rank_bound_certificate
 
     try:
@@ -259,17 +280,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     except (ValueError, CodeError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
     out = out or f"{code_name(code_spec)}.cert.json"
-    try:
-        write_certificate(cert, out)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    try:
-        verified = check_file(out)
-    except CertificateError as exc:
-        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
-    if verified.proved != bound.rank_at_least:
-        raise Contradiction(f"producer says r ≥ {bound.rank_at_least}, checker says r ≥ {verified.proved}")
-    size = os.path.getsize(out)
+    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
     if as_json:
         click.echo(json.dumps({
             "claim": cert["claim"], "code": code_spec, "chains": plan_name, "plan": plan.to_json(),
@@ -304,7 +315,7 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     maximum cliques, padded shorter codes) are evaluated exactly, then a local search
     over words adds, removes and swaps words while the exact bound rises (docs/results.md).
     """
-    from .certificates.producer import CertificateBuildError, write_certificate
+    from .certificates.producer import CertificateBuildError
     from .certificates.rank_bound import describe, parse_error
     from .check import Progress
     from .search.codes import SearchError, result_certificate, search
@@ -319,17 +330,7 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     finally:
         progress.close()
     out = out or f"search-m{m}.cert.json"
-    try:
-        write_certificate(cert, out)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    try:
-        verified = check_file(out)
-    except CertificateError as exc:
-        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
-    if verified.proved != bound.rank_at_least:
-        raise Contradiction(f"search says r ≥ {bound.rank_at_least}, checker says r ≥ {verified.proved}")
-    size = os.path.getsize(out)
+    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
     best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
     if as_json:
         click.echo(json.dumps({

@@ -2,12 +2,13 @@
 
 The bottom layer of the project: ``codes`` ← ``witnesses`` ← ``certify``.
 """
-from .binary import BinaryCode, distance_counts, distance_row
+from .binary import BinaryCode
 from .constant_weight import CodeError, ConstantWeightCode, colex_words, greedy_code, verify_code
 from .golay import golay_code, golay_dodecads
 from .hadamard import hadamard_code, paley_hadamard, rank_nine_code
 from .library import CodeSpecError, builtin_names, code_name, lexicode, load_code, read_code_file
 from .packing import MiddleLayer, gv_count, middle_ball
+from .views import CodeViews, distance_counts, distance_row
 from .tokens import (
     TokenFormatError,
     complement,

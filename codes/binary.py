@@ -22,35 +22,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator, Sequence
 
 from .constant_weight import CodeError
 from .tokens import to_bits
+from .views import CodeViews, distance_counts, distance_row
 
 __all__ = ["BinaryCode", "distance_counts", "distance_row"]
 
 
-def distance_row(s: int, words: Sequence[int]) -> list[int]:
-    """``[|S \\ U| for U in words]``: the directed distances from ``s`` (0 for ``s`` itself)."""
-    return [(s & ~u).bit_count() for u in words]
-
-
-def distance_counts(words: Sequence[int]) -> Counter:
-    """``Counter`` of directed distances ``|S \\ U|`` over ordered pairs of distinct words.
-
-    ``t(t−1)`` popcounts, row by row (about a second for the 2,576 Golay dodecads).
-    """
-    counts: Counter = Counter()
-    for s in words:
-        counts.update(distance_row(s, words))
-    counts[0] -= len(words)  # the diagonal S = S
-    if counts[0] == 0:
-        del counts[0]
-    return counts
-
-
 @dataclass(frozen=True)
-class BinaryCode:
+class BinaryCode(CodeViews):
     """An immutable, validated code of distinct 0/1 words of length ``length``, any weights.
 
     Parameters
@@ -98,11 +79,6 @@ class BinaryCode:
         """The same words as a :class:`BinaryCode` (from any object with ``length``, ``words``, ``description``)."""
         return code if isinstance(code, cls) else cls(code.length, tuple(code.words), code.description)
 
-    @property
-    def size(self) -> int:
-        """``t``, the number of words."""
-        return len(self.words)
-
     @cached_property
     def weights(self) -> Counter:
         """``Counter`` of word weights."""
@@ -112,24 +88,3 @@ class BinaryCode:
     def weight(self) -> int | None:
         """The common weight, or ``None`` if the words have different weights (or there are none)."""
         return next(iter(self.weights)) if len(self.weights) == 1 else None
-
-    @cached_property
-    def distance_counts(self) -> Counter:
-        """``Counter`` of directed distances over ordered pairs of distinct words."""
-        return distance_counts(self.words)
-
-    @cached_property
-    def min_distance(self) -> int | None:
-        """Minimum directed distance over ordered pairs of distinct words (None if ``t < 2``)."""
-        return min(self.distance_counts) if self.size >= 2 else None
-
-    def to_bits(self) -> list[str]:
-        """The words as 0/1 strings."""
-        return [to_bits(x, self.length) for x in self.words]
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.words)
-

@@ -25,16 +25,8 @@ from certify.check import check
 from certify.lemmas.domination import domination_factor
 from certify.search.codes import adding_keeps_ratio, factor_table
 from codes import BinaryCode, hadamard_code, load_code, rank_nine_code
+from test_amplification import compositions
 from witnesses.plans import GapPlan
-
-
-def compositions(d):
-    if d == 0:
-        yield ()
-        return
-    for g in range(1, d + 1):
-        for rest in compositions(d - g):
-            yield (g,) + rest
 
 
 def random_code(m, t, seed, weights):
@@ -156,11 +148,7 @@ def test_adding_a_verified_word_can_lower_the_raw_bound():
 @given(st.integers(6, 11), st.integers(1, 6), st.integers(0, 10**6))
 def test_adding_keeps_the_ratio_exactly_when_the_condition_holds(m, t, seed):
     F = factor_table(m)
-    rng = random.Random(seed)
-    words = set()
-    while len(words) < t + 1:
-        words.add(sum(1 << k for k in rng.sample(range(m), m // 2)))
-    words = sorted(words)
+    words = list(random_code(m, t + 1, seed, [m // 2]).words)
     if any(F[(a & ~b).bit_count()] is None for a in words for b in words if a != b):
         return
     old, new = words[:-1], words
@@ -182,9 +170,5 @@ def best_subcode_ratio(words, m, F):
 @given(st.integers(6, 10), st.integers(1, 5), st.integers(0, 10**6))
 def test_the_best_bound_over_sub_codes_never_drops_when_a_word_is_added(m, t, seed):
     F = factor_table(m)
-    rng = random.Random(seed)
-    words = set()
-    while len(words) < t + 1:
-        words.add(sum(1 << k for k in rng.sample(range(m), rng.choice([m // 2 - 1, m // 2, m // 2 + 1]))))
-    words = sorted(words)
+    words = list(random_code(m, t + 1, seed, [m // 2 - 1, m // 2, m // 2 + 1]).words)
     assert best_subcode_ratio(words, m, F) >= best_subcode_ratio(words[:-1], m, F)

@@ -1,0 +1,78 @@
+"""Benchmark: compact certificates (issue 10) — golay24 end to end, and explicit vs compact side by side.
+
+Run: ``python tests/benchmarks/bench_compact.py [--repeat N] [--expand]``. Not part of
+the test suite. Each command runs as a fresh process (start-up included) with
+``CERTIFY_PROGRESS=0``; reported: median wall time, median CPU time (user + system)
+and the largest peak RSS (``wait4``) over N runs. CPU time is the figure to compare on
+a busy machine; wall time is what a user waits.
+
+Rows:
+
+* ``certify rank-bound --code golay24`` (build, write, verify) and the checker alone on
+  its compact certificate (``certify verify`` and ``python certify/check.py``) — the
+  issue's target: golay24 verified in under 30 s on 2 cores;
+* hadamard24, best chains: the same family as an explicit (version 1) and a compact
+  (version 2) certificate, checked side by side — the ratio survives machine noise;
+* with ``--expand``: ``certify verify --expand`` writing golay24's 13,268,976 inputs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "certify", "check.py")
+
+
+def run(cmd: list[str], cwd: str) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds and peak RSS (KiB) of one run of ``cmd``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env=dict(os.environ, CERTIFY_PROGRESS="0"))
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def bench(label: str, cmd: list[str], cwd: str, repeat: int) -> None:
+    runs = [run(cmd, cwd) for _ in range(repeat)]
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    peak = max(r[2] for r in runs)
+    print(f"{label:<52} wall {wall:7.2f} s  cpu {cpu:7.2f} s  (n={repeat})  peak RSS {peak / 1024:6.1f} MiB", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--expand", action="store_true", help="also time verify --expand on golay24 (writes ≈ 1.5 GB)")
+    args = ap.parse_args()
+    certify = shutil.which("certify") or sys.exit("certify is not on PATH (pip install .)")
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+        bench("certify rank-bound --code golay24", [certify, "rank-bound", "--code", "golay24", "--out", "g.json"],
+              tmp, args.repeat)
+        print(f"  golay24 compact certificate: {os.path.getsize(os.path.join(tmp, 'g.json')):,} bytes")
+        bench("certify verify golay24 (compact)", [certify, "verify", "g.json"], tmp, args.repeat)
+        bench("python certify/check.py golay24 (compact)", [sys.executable, CHECK, "g.json"], tmp, args.repeat)
+        for form in ("explicit", "compact"):
+            subprocess.run([certify, "rank-bound", "--code", "hadamard24", "--form", form, "--out", f"h-{form}.json"],
+                           cwd=tmp, check=True, capture_output=True)
+        for form in ("explicit", "compact"):
+            size = os.path.getsize(os.path.join(tmp, f"h-{form}.json"))
+            bench(f"python certify/check.py hadamard24 ({form}, {size:,} B)", [sys.executable, CHECK, f"h-{form}.json"],
+                  tmp, args.repeat * 3)
+        if args.expand:
+            bench("certify verify golay24 --expand", [certify, "verify", "g.json", "--expand", "fam.json"], tmp, 1)
+            print(f"  expanded family: {os.path.getsize(os.path.join(tmp, 'fam.json')):,} bytes")
+
+
+if __name__ == "__main__":
+    main()
