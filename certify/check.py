@@ -64,6 +64,7 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from fractions import Fraction
 from typing import Any, NoReturn
 
@@ -932,10 +933,11 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
         heads: dict[int, list[Token] | None] = {}  # d → keys before x_{U^c} when all are codeword keys
         keys = {comp}
         jumps: set[tuple[Token, Token]] = set()
+        at = Counter(row)  # how many words are at each distance from S
         for d, j in first.items():
             if d not in levels:
                 _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
-            pairs[d] += row.count(d)
+            pairs[d] += at[d]
             inner = levels[d][1:-1]
             if all(lv in first for lv in inner):
                 head = [comp] + [full ^ words[first[lv]] for lv in inner]
