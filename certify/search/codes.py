@@ -382,9 +382,13 @@ class SearchResult:
                 f"{self.added:,} words added, {self.removed:,} removed")
 
 
-def _cap(F: Sequence[Fraction | None], length: int, error) -> int:
-    """Largest ``t`` whose compact certificate stays within the checker's limits (chains of ≤ longest best split)."""
-    longest = max(len(best_split(d, length, error)[1]) for d, f in enumerate(F) if f is not None)
+def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int) -> int:
+    """Largest ``t`` whose compact certificate stays within the checker's limits.
+
+    Pairs of words of weight ``≤ dmax`` are at distance ``≤ dmax``, so chains are at
+    most as long as the longest best split of a rise ``≤ dmax``.
+    """
+    longest = max((len(best_split(d, length, error)[1]) for d, f in enumerate(F[:dmax + 1]) if f is not None), default=1)
     t = MAX_COMPACT_WORDS
     while t > 2 and (t * (t - 1) * (longest + 1) > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY):
         t -= 1 + t // 100
@@ -412,9 +416,18 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
     deadline = start + time_limit
     say = progress or (lambda text: None)
     F = factor_table(m, length, eps)
-    cap = _cap(F, length, eps)
     say("building seed codes")
     seeds = seed_codes(m, deadline=start + 0.4 * time_limit)
+    rng = random.Random(seed)
+    pool_words = {w for s in seeds for w in s.code.words}
+    half = m // 2
+    if comb(m, half) <= POOL_LAYER_MAX:
+        pool_words.update(colex_words(m, half))
+    else:  # a large layer: random words of the weights the seeds use
+        for w in sorted({x.bit_count() for x in pool_words}):
+            for _ in range(RANDOM_POOL_WORDS):
+                pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
+    cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words))
     scored = []
     for s in seeds:
         r = exact_ratio(s.code.words, m, F) if s.code.size <= cap else None
@@ -426,15 +439,6 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
     if not usable and not big:
         raise SearchError(f"no seed code of length {m} has a chain for every pair at n = {length}, ε = {eps}")
     best_r, best_seed = max(usable, key=lambda rs: rs[0]) if usable else (Fraction(0), big[0])
-    pool_words = {w for s in seeds for w in s.code.words}
-    half = m // 2
-    rng = random.Random(seed)
-    if comb(m, half) <= POOL_LAYER_MAX:
-        pool_words.update(colex_words(m, half))
-    else:  # a large layer: random words of the weights the seeds use
-        for w in sorted({x.bit_count() for x in pool_words}):
-            for _ in range(RANDOM_POOL_WORDS):
-                pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
     start_words = best_seed.code.words
     pool = sorted(pool_words)
     index = {w: i for i, w in enumerate(pool)}
