@@ -271,9 +271,12 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     from .certificates.producer import CertificateBuildError
     from .certificates.rank_bound import code_bound, describe, make_plan, parse_error, rank_bound_certificate
 
+    from .certificates.compact import check_compact_limits
+
     try:
         error = parse_error(error_text)
         code = load_code(code_spec)
+        check_compact_limits(code.size)  # before the quadratic distance count
         plan = make_plan(code, plan_name, length, error)
         bound = code_bound(code, plan, length, error)
         cert = rank_bound_certificate(code, plan, length, error, form)

@@ -79,3 +79,19 @@ def test_search_bad_input(tmp_path, args, needle):
     proc = run_cli("search", *args, cwd=tmp_path)
     assert_one_line_error(proc, 2)
     assert needle in proc.stderr
+
+
+def test_rank_bound_refuses_a_code_beyond_the_checker_limits_before_the_work(tmp_path):
+    import random
+
+    from certify.check import MAX_COMPACT_WORDS
+
+    rng = random.Random(0)
+    words = set()
+    while len(words) <= MAX_COMPACT_WORDS:
+        words.add("".join(rng.choice("01") for _ in range(40)))
+    path = tmp_path / "big.txt"
+    path.write_text("\n".join(sorted(words)) + "\n")
+    proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert "at most 16,384" in proc.stderr

@@ -304,3 +304,14 @@ def test_a_compact_file_on_disk(tmp_path):
     path = tmp_path / "h24.cert.json"
     write_certificate(H24, path)
     assert check_file(str(path)).proved == 17
+
+
+def test_the_producer_refuses_what_the_checker_would_refuse():
+    from certify.certificates.compact import check_compact_limits
+    from certify.certificates.producer import CertificateBuildError
+
+    with pytest.raises(CertificateBuildError, match="at most 16,384"):
+        check_compact_limits(MAX_COMPACT_WORDS + 1)
+    with pytest.raises(CertificateBuildError, match="work limit"):
+        check_compact_limits(9000, GapPlan("long", ((32, (2,) * 16),)))
+    check_compact_limits(2576, GapPlan("golay", ((12, (4, 4, 4)),)))

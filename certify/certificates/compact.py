@@ -38,7 +38,18 @@ from witnesses import WitnessError
 from witnesses.plans import KEY_RULE, GapPlan, build_planned_family, iter_planned_inputs, planned_counts
 
 from .. import __version__
-from ..check import FORMAT, MODEL, CertificateFormatError, Progress, check, content_hash, format_rational
+from ..check import (
+    FORMAT,
+    MAX_COMPACT_QUERY,
+    MAX_COMPACT_WORDS,
+    MAX_COMPACT_WORK,
+    MODEL,
+    CertificateFormatError,
+    Progress,
+    check,
+    content_hash,
+    format_rational,
+)
 from ..exact import exact
 from ..lemmas.domination import HALF
 from .producer import CertificateBuildError
@@ -47,6 +58,7 @@ __all__ = [
     "VERSION",
     "MAX_EXPAND_INPUTS",
     "build_compact_certificate",
+    "check_compact_limits",
     "code_and_plan",
     "expand_family",
     "explicit_view",
@@ -88,6 +100,7 @@ def build_compact_certificate(
     from .rank_bound import code_bound
 
     eps = exact(error, "error")
+    check_compact_limits(code.size, plan)
     b = bound if bound is not None else code_bound(code, plan, length, eps)
     claimed = b.rank_at_least if rank_at_least is None else rank_at_least
     if claimed > b.rank_at_least:
@@ -132,6 +145,25 @@ def build_compact_certificate(
     }
     cert["sha256"] = content_hash(cert)
     return cert
+
+
+def check_compact_limits(t: int, plan: GapPlan | None = None) -> None:
+    """Refuse, before any quadratic work, a code the checker would refuse (docs/certificate-format.md, "Limits").
+
+    Raises
+    ------
+    CertificateBuildError
+        If ``t`` exceeds ``MAX_COMPACT_WORDS`` or, given a plan, the generation work
+        ``t(t−1)(k+1)`` or the per-query size ``(t−1)(k+1)`` exceeds its limit.
+    """
+    if t > MAX_COMPACT_WORDS:
+        raise CertificateBuildError(f"{t:,} words; a certificate (compact, version 2) has at most {MAX_COMPACT_WORDS:,}")
+    if plan is not None:
+        k1 = max(len(g) for _, g in plan.entries) + 1
+        if t * (t - 1) * k1 > MAX_COMPACT_WORK or (t - 1) * k1 > MAX_COMPACT_QUERY:
+            raise CertificateBuildError(
+                f"{t:,} words with chains of up to {k1 - 1} jumps exceed the checker's work limit "
+                f"(t(t−1)(k+1) ≤ {MAX_COMPACT_WORK:,}, (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,})")
 
 
 def code_and_plan(doc: dict[str, Any]) -> tuple[BinaryCode | ConstantWeightCode, GapPlan, int]:
