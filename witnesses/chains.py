@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from codes import complement, overlap, support
+from codes import complement, overlap
 
 from .inputs import Input, WitnessError
 
@@ -121,16 +121,17 @@ def interpolating_key(s: int, u: int, level: int, m: int) -> int:
     ``Q`` is all of ``U \\ S`` when that has fewer than ``level`` coordinates; the
     overlap with ``x_S`` is ``level`` either way (``Q`` lies outside ``S``).
     """
-    gain = support(s & ~u)[:level]
-    lose = support(u & ~s)[:level]
-    if len(gain) != level:
+    if (s & ~u).bit_count() < level:
         raise WitnessError(f"no key at level {level}: |S \\ U| = {(s & ~u).bit_count()}")
-    key = complement(s, m)
-    for k in gain:
-        key |= 1 << k
-    for k in lose:
-        key &= ~(1 << k)
-    return key
+    return (complement(s, m) | _lowest(s & ~u, level)) & ~_lowest(u & ~s, level)
+
+
+def _lowest(a: int, count: int) -> int:
+    """The ``count`` lowest set bits of ``a`` (all of them if it has fewer)."""
+    rest = a
+    for _ in range(count):
+        rest &= rest - 1  # drop the lowest set bit (0 stays 0)
+    return a ^ rest
 
 
 def pair_chain(s: int, u: int, m: int, plan: ChainPlan) -> tuple[Jump, ...]:
