@@ -288,6 +288,13 @@ class LocalSearch:
         sigma = self.sigma if sigma is None else sigma
         return Fraction(t * t) / (t + sigma) if t >= 1 else Fraction(0)
 
+    def reset(self) -> None:
+        """The empty code."""
+        self.member[:] = False
+        self.energy[:] = 0.0
+        self.conflicts[:] = 0
+        self.t, self.sigma = 0, Fraction(0)
+
     def start(self, indices: Sequence[int]) -> None:
         """Begin from the code of the given pool indices (they must have no chainless pair)."""
         for i in indices:
@@ -304,6 +311,13 @@ class LocalSearch:
     def run(self, deadline: float, rng: random.Random, progress: Callable[[str], None] | None = None) -> tuple[Fraction, tuple[int, ...]]:
         """Improve until ``deadline`` (``time.monotonic()``); return the best exact ``R`` and its pool indices."""
         while self.t > self.cap:  # a seed above the cap: drop the costliest words first
+            if time.monotonic() > deadline:  # out of time: keep the cap cheapest words at once
+                members = np.flatnonzero(self.member)
+                keep = members[np.argsort(self.energy[members], kind="stable")[:self.cap]]
+                self.moves["trim"] += len(members) - len(keep)
+                self.reset()
+                self.start(keep)
+                break
             i = self._worst_member()
             self.toggle(i, self.delta(i))
             self.moves["trim"] += 1

@@ -13,6 +13,8 @@ Rows:
   issue's target: golay24 verified in under 30 s on 2 cores;
 * hadamard24, best chains: the same family as an explicit (version 1) and a compact
   (version 2) certificate, checked side by side — the ratio survives machine noise;
+* with ``--worst T``: ``T`` random 4,096-bit words (the longest tokens the format
+  allows) with one jump per pair, to extrapolate the cost per pair to the limits;
 * with ``--expand``: ``certify verify --expand`` writing golay24's 13,268,976 inputs.
 """
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--expand", action="store_true", help="also time verify --expand on golay24 (writes ≈ 1.5 GB)")
+    ap.add_argument("--worst", type=int, metavar="T", help="also check T random 4,096-bit words, one jump per pair (long words)")
     args = ap.parse_args()
     certify = shutil.which("certify") or sys.exit("certify is not on PATH (pip install .)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -69,6 +72,24 @@ def main() -> None:
             size = os.path.getsize(os.path.join(tmp, f"h-{form}.json"))
             bench(f"python certify/check.py hadamard24 ({form}, {size:,} B)", [sys.executable, CHECK, f"h-{form}.json"],
                   tmp, args.repeat * 3)
+        if args.worst:
+            # Long words cost more per popcount: t random 4,096-bit words, one jump per pair.
+            import random
+
+            sys.path.insert(0, os.path.join(os.path.dirname(CHECK), ".."))
+            from certify.certificates.compact import build_compact_certificate
+            from certify.certificates.producer import write_certificate
+            from certify.certificates.rank_bound import make_plan
+            from codes import BinaryCode
+
+            rng = random.Random(0)
+            code = BinaryCode(4096, tuple({rng.getrandbits(4096) for _ in range(args.worst)}), "random 4,096-bit words")
+            t0 = time.perf_counter()
+            cert = build_compact_certificate(code, make_plan(code, "direct"))
+            write_certificate(cert, os.path.join(tmp, "w.json"))
+            print(f"  built a compact certificate of {code.size:,} random 4,096-bit words in {time.perf_counter() - t0:.1f} s "
+                  f"({os.path.getsize(os.path.join(tmp, 'w.json')):,} bytes, {len(cert['plan']['entries'])} plan entries)")
+            bench(f"python certify/check.py ({code.size:,} words of 4,096 bits)", [sys.executable, CHECK, "w.json"], tmp, 1)
         if args.expand:
             bench("certify verify golay24 --expand", [certify, "verify", "g.json", "--expand", "fam.json"], tmp, 1)
             print(f"  expanded family: {os.path.getsize(os.path.join(tmp, 'fam.json')):,} bytes")

@@ -124,12 +124,14 @@ def main() -> None:
     ap.add_argument("--scratch", type=Path, default=None)
     ap.add_argument("--doc", type=Path, default=ROOT / "docs" / "results.md")
     ap.add_argument("--json", type=Path, default=None, help="Also write the rows as JSON here.")
+    ap.add_argument("--previous", type=Path, default=None,
+                    help="Rows (JSON, from --json) of an earlier run to keep in the table, e.g. smaller m.")
     args = ap.parse_args()
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="certify-results-"))
     scratch.mkdir(parents=True, exist_ok=True)
     committed_dir = ROOT / "docs" / "results"
     committed_dir.mkdir(exist_ok=True)
-    rows = []
+    rows = json.loads(args.previous.read_text()) if args.previous else []
     for m in range(args.m_from, args.m_to + 1, args.step):
         committed = m <= args.commit_up_to
         r = row(m, args.time_limit, committed_dir if committed else scratch, committed)
