@@ -295,9 +295,15 @@ class LocalSearch:
         self.conflicts[:] = 0
         self.t, self.sigma = 0, Fraction(0)
 
-    def start(self, indices: Sequence[int]) -> None:
-        """Begin from the code of the given pool indices (they must have no chainless pair)."""
+    def start(self, indices: Sequence[int], deadline: float | None = None) -> None:
+        """Begin from the code of the given pool indices (they must have no chainless pair).
+
+        With a ``deadline``, stops adding when it passes: the code is then the prefix
+        added so far (a sub-code, still a valid state).
+        """
         for i in indices:
+            if deadline is not None and time.monotonic() > deadline:
+                break
             self.toggle(int(i), self.delta(int(i)))
 
     def _best_add(self) -> int | None:
@@ -389,7 +395,8 @@ class SearchResult:
     def how(self) -> str:
         """One sentence: the seed, and what the local search changed in it."""
         tried = sum(v for k, v in self.moves.items() if k != "kick")
-        effort = f"{tried:,} moves, {self.moves.get('kick', 0):,} restarts"
+        kicks = self.moves.get("kick", 0)
+        effort = f"{tried:,} moves, {kicks:,} restart{'' if kicks == 1 else 's'}"
         if not self.added and not self.removed:
             return f"seed {self.seed} ({self.seed_size:,} words); local search ({effort}) found nothing better"
         return (f"seed {self.seed} ({self.seed_size:,} words), then local search ({effort}): "
@@ -465,7 +472,10 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
             break
         share = (deadline - now) / (len(runs) - k)
         ls = LocalSearch(pool, m, F, cap)
-        ls.start([index[w] for w in s.code.words])
+        order = [index[w] for w in s.code.words]
+        if s.code.size > cap:  # an oversized seed: a random sub-code if time runs out while building it
+            rng.shuffle(order)
+        ls.start(order, deadline=now + share / 2)
         say(f"local search from {s.name} ({s.code.size} words)")
         r, members = ls.run(now + share, rng, say)
         result_moves.update(ls.moves)
