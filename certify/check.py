@@ -73,6 +73,7 @@ __all__ = [
     "VERSION",
     "COMPACT_VERSION",
     "KEY_RULE",
+    "compact_work",
     "EXIT_VERIFIED",
     "EXIT_REJECTED",
     "EXIT_MALFORMED",
@@ -114,7 +115,7 @@ MAX_TOKEN_BITS = 4096
 MAX_LIST = 10**7
 MAX_NUMBER_BITS = 2**15  # numerator/denominator of any derived number (chain products, Σ F⁻²)
 MAX_COMPACT_WORDS = 16_384  # compact certificates: t ≤ this, and the generation work below
-MAX_COMPACT_WORK = 4 * 10**8  # t(t−1)·(longest chain + 1): the keys the compact checker generates
+MAX_COMPACT_WORK = 4 * 10**8  # compact_work(t, k, m): keys the compact checker generates, in 64-bit words
 MAX_COMPACT_QUERY = 2**20  # (t−1)·(longest chain + 1): keys and jumps held at once for one query
 MODEL = "one-head-normalized-nonnegative-kernel-attention"
 
@@ -843,6 +844,15 @@ def _parse_compact(doc: dict[str, Any]) -> dict[str, Any]:
             "arithmetic": arithmetic}
 
 
+def compact_work(t: int, k: int, m: int) -> int:
+    """The work bound of a compact certificate: ``t(t−1)·(k+1)·⌈m/64⌉``.
+
+    ``t(t−1)`` ordered pairs, at most ``k + 1`` keys per chain (``k``: the longest gap
+    list), each an ``m``-bit integer handled in ``⌈m/64⌉`` machine words.
+    """
+    return t * (t - 1) * (k + 1) * -(-m // 64)
+
+
 def _lowest_bits(a: int, count: int) -> int:
     """The ``count`` lowest set bits of ``a`` (all of them if ``a`` has fewer), in ``O(log m)`` popcounts.
 
@@ -883,10 +893,11 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
             _reject("code", f"words[{i}] repeats words[{first_seen[x]}]")
         first_seen[x] = i
     longest = max(len(gaps) for _, gaps, _, _ in entries)
-    if t * (t - 1) * (longest + 1) > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY:
+    work = compact_work(t, longest, m)
+    if work > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY:
         raise CertificateLimitError(
-            f"{t:,} codewords with chains of up to {longest:,} jumps: {t * (t - 1) * (longest + 1):,} keys to generate "
-            f"(at most {MAX_COMPACT_WORK:,}, and {MAX_COMPACT_QUERY:,} per query)")
+            f"{t:,} codewords of {m:,} bits with chains of up to {longest:,} jumps: {work:,} units of key generation "
+            f"(at most {MAX_COMPACT_WORK:,}; and (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,} per query)")
 
     # The plan, per distance d: gaps sum to d (the chain ends at x_{U^c}), every gap's
     # μ ≥ 1 (weight domination, A.2; docs/math.md §3), stated factor = Π μ (§4).

@@ -172,3 +172,13 @@ def test_the_best_bound_over_sub_codes_never_drops_when_a_word_is_added(m, t, se
     F = factor_table(m)
     words = list(random_code(m, t + 1, seed, [m // 2 - 1, m // 2, m // 2 + 1]).words)
     assert best_subcode_ratio(words, m, F) >= best_subcode_ratio(words[:-1], m, F)
+
+
+def test_a_certificate_the_format_cannot_spell_is_refused_before_writing():
+    # 60 random 1,024-bit words: about a hundred distinct distances, and Σ F⁻² over their
+    # squared factors has a denominator of hundreds of digits.
+    rng = random.Random(3)
+    code = BinaryCode(1024, tuple(sorted({rng.getrandbits(1024) for _ in range(60)})))
+    plan = make_plan(code, "direct")
+    with pytest.raises(CertificateBuildError, match="the format allows 200"):
+        rank_bound_certificate(code, plan, form="compact")

@@ -47,6 +47,7 @@ from ..check import (
     CertificateFormatError,
     Progress,
     check,
+    compact_work,
     content_hash,
     format_rational,
 )
@@ -100,7 +101,7 @@ def build_compact_certificate(
     from .rank_bound import code_bound
 
     eps = exact(error, "error")
-    check_compact_limits(code.size, plan)
+    check_compact_limits(code.size, plan, code.length)
     b = bound if bound is not None else code_bound(code, plan, length, eps)
     claimed = b.rank_at_least if rank_at_least is None else rank_at_least
     if claimed > b.rank_at_least:
@@ -147,23 +148,24 @@ def build_compact_certificate(
     return cert
 
 
-def check_compact_limits(t: int, plan: GapPlan | None = None) -> None:
+def check_compact_limits(t: int, plan: GapPlan | None = None, m: int = 64) -> None:
     """Refuse, before any quadratic work, a code the checker would refuse (docs/certificate-format.md, "Limits").
 
     Raises
     ------
     CertificateBuildError
         If ``t`` exceeds ``MAX_COMPACT_WORDS`` or, given a plan, the generation work
-        ``t(t−1)(k+1)`` or the per-query size ``(t−1)(k+1)`` exceeds its limit.
+        :func:`certify.check.compact_work` ``(t, k, m)`` or the per-query size
+        ``(t−1)(k+1)`` exceeds its limit.
     """
     if t > MAX_COMPACT_WORDS:
         raise CertificateBuildError(f"{t:,} words; a certificate (compact, version 2) has at most {MAX_COMPACT_WORDS:,}")
     if plan is not None:
-        k1 = max(len(g) for _, g in plan.entries) + 1
-        if t * (t - 1) * k1 > MAX_COMPACT_WORK or (t - 1) * k1 > MAX_COMPACT_QUERY:
+        k = max(len(g) for _, g in plan.entries)
+        if compact_work(t, k, m) > MAX_COMPACT_WORK or (t - 1) * (k + 1) > MAX_COMPACT_QUERY:
             raise CertificateBuildError(
-                f"{t:,} words with chains of up to {k1 - 1} jumps exceed the checker's work limit "
-                f"(t(t−1)(k+1) ≤ {MAX_COMPACT_WORK:,}, (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,})")
+                f"{t:,} words of {m} bits with chains of up to {k} jumps exceed the checker's work limit "
+                f"(t(t−1)(k+1)⌈m/64⌉ ≤ {MAX_COMPACT_WORK:,}, (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,})")
 
 
 def code_and_plan(doc: dict[str, Any]) -> tuple[BinaryCode | ConstantWeightCode, GapPlan, int]:

@@ -196,7 +196,7 @@ def rank_bound_certificate(
     if form == "compact":
         from .compact import build_compact_certificate
 
-        return build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound)
+        return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound))
     if code.weight is None:
         raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
     try:
@@ -206,6 +206,25 @@ def rank_bound_certificate(
     cert = build_certificate(family, exact(error, "error"), rank_at_least)
     if cert["arithmetic"]["rank_at_least"] != bound.rank_at_least:
         raise AssertionError(f"explicit family proves r ≥ {cert['arithmetic']['rank_at_least']}, distance count says {bound.rank_at_least}")
+    return _spellable(cert)
+
+
+def _spellable(cert: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a certificate whose rationals the format cannot spell (at most ``MAX_RATIONAL_CHARS``).
+
+    Σ F⁻² over many distinct factors has a denominator like the lcm of their squares:
+    a code with hundreds of distances can need more digits than the format allows.
+    """
+    from ..check import MAX_RATIONAL_CHARS
+
+    values = list(cert["arithmetic"].values())
+    values += [e["factor"] for e in cert.get("plan", {}).get("entries", [])]
+    values += [c["factor"] for c in cert.get("chains", [])] + [j["factor"] for j in cert.get("jumps", [])]
+    long = [v for v in values if isinstance(v, str) and len(v) > MAX_RATIONAL_CHARS]
+    if long:
+        raise CertificateBuildError(
+            f"a rational of the certificate needs {max(map(len, long)):,} characters; the format allows "
+            f"{MAX_RATIONAL_CHARS} (too many distinct chain factors: try --chains direct or fewer distances)")
     return cert
 
 

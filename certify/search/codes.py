@@ -66,7 +66,7 @@ from codes import (
 )
 from codes.reed_muller import reed_muller
 
-from ..check import MAX_COMPACT_QUERY, MAX_COMPACT_WORDS, MAX_COMPACT_WORK
+from ..check import MAX_COMPACT_QUERY, MAX_COMPACT_WORDS, MAX_COMPACT_WORK, compact_work
 from ..exact import exact
 from ..lemmas.amplification import best_split
 from ..lemmas.domination import HALF
@@ -403,7 +403,7 @@ class SearchResult:
                 f"{self.added:,} words added, {self.removed:,} removed")
 
 
-def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int) -> int:
+def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 64) -> int:
     """Largest ``t`` whose compact certificate stays within the checker's limits.
 
     Pairs of words of weight ``≤ dmax`` are at distance ``≤ dmax``, so chains are at
@@ -411,7 +411,7 @@ def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int) -> int:
     """
     longest = max((len(best_split(d, length, error)[1]) for d, f in enumerate(F[:dmax + 1]) if f is not None), default=1)
     t = MAX_COMPACT_WORDS
-    while t > 2 and (t * (t - 1) * (longest + 1) > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY):
+    while t > 2 and (compact_work(t, longest, m) > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY):
         t -= 1 + t // 100
     return t
 
@@ -448,7 +448,7 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
         for w in sorted({x.bit_count() for x in pool_words}):
             for _ in range(RANDOM_POOL_WORDS):
                 pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
-    cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words))
+    cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
     scored = []
     for s in seeds:
         r = exact_ratio(s.code.words, m, F) if s.code.size <= cap else None

@@ -13,8 +13,10 @@ Rows:
   issue's target: golay24 verified in under 30 s on 2 cores;
 * hadamard24, best chains: the same family as an explicit (version 1) and a compact
   (version 2) certificate, checked side by side — the ratio survives machine noise;
-* with ``--worst T``: ``T`` random 4,096-bit words (the longest tokens the format
-  allows) with one jump per pair, to extrapolate the cost per pair to the limits;
+* with ``--worst T``: ``T`` rows of the Sylvester Hadamard matrix of order 4,096 (the
+  longest tokens the format allows) with one jump per pair, and 500 random 64-bit words
+  whose chains are all gaps of 2 (nearly every key interpolated), to extrapolate the
+  cost per unit of work to the limits;
 * with ``--expand``: ``certify verify --expand`` writing golay24's 13,268,976 inputs.
 """
 from __future__ import annotations
@@ -74,22 +76,40 @@ def main() -> None:
                   tmp, args.repeat * 3)
         if args.worst:
             # Long words cost more per popcount: t random 4,096-bit words, one jump per pair.
-            import random
-
             sys.path.insert(0, os.path.join(os.path.dirname(CHECK), ".."))
             from certify.certificates.compact import build_compact_certificate
             from certify.certificates.producer import write_certificate
             from certify.certificates.rank_bound import make_plan
+            from certify.check import MAX_COMPACT_WORK, compact_work
             from codes import BinaryCode
+            from witnesses.plans import GapPlan
 
-            rng = random.Random(0)
-            code = BinaryCode(4096, tuple({rng.getrandbits(4096) for _ in range(args.worst)}), "random 4,096-bit words")
+            # Rows of the Sylvester Hadamard matrix of order 4,096 (x ↦ (−1)^⟨i,x⟩), as 0/1 words of
+            # weight 2,048: pairwise directed distance 1,024, so one plan entry and one jump per pair.
+            rows = tuple(sum(1 << x for x in range(4096) if not (i & x).bit_count() & 1) for i in range(1, args.worst + 1))
+            code = BinaryCode(4096, rows, f"rows 1–{args.worst} of the Sylvester Hadamard matrix of order 4,096")
             t0 = time.perf_counter()
             cert = build_compact_certificate(code, make_plan(code, "direct"))
             write_certificate(cert, os.path.join(tmp, "w.json"))
-            print(f"  built a compact certificate of {code.size:,} random 4,096-bit words in {time.perf_counter() - t0:.1f} s "
+            print(f"  built a compact certificate of {code.size:,} Sylvester rows of 4,096 bits in {time.perf_counter() - t0:.1f} s "
                   f"({os.path.getsize(os.path.join(tmp, 'w.json')):,} bytes, {len(cert['plan']['entries'])} plan entries)")
             bench(f"python certify/check.py ({code.size:,} words of 4,096 bits)", [sys.executable, CHECK, "w.json"], tmp, 1)
+            print(f"  {code.size * (code.size - 1):,} ordered pairs, work {compact_work(code.size, 1, 4096):,} of {MAX_COMPACT_WORK:,}")
+            # Interpolated keys: 500 random 64-bit words, every distance bridged by gaps of 2
+            # (μ = 1 each), so most inner levels have no codeword and every key is computed.
+            import random
+
+            rng = random.Random(5)
+            words = set()
+            while len(words) < 500:
+                words.add(rng.getrandbits(64))
+            code = BinaryCode(64, tuple(sorted(words)), "500 random 64-bit words")
+            ds = sorted(code.distance_counts)
+            plan = GapPlan("gaps of 2", tuple((d, (2,) * (d // 2 - 1) + ((2,) if d % 2 == 0 else (3,))) for d in ds))
+            write_certificate(build_compact_certificate(code, plan), os.path.join(tmp, "i.json"))
+            k = max(len(g) for _, g in plan.entries)
+            bench("python certify/check.py (500 words, interpolated keys)", [sys.executable, CHECK, "i.json"], tmp, 1)
+            print(f"  chains of up to {k} jumps, work {compact_work(500, k, 64):,} of {MAX_COMPACT_WORK:,}")
         if args.expand:
             bench("certify verify golay24 --expand", [certify, "verify", "g.json", "--expand", "fam.json"], tmp, 1)
             print(f"  expanded family: {os.path.getsize(os.path.join(tmp, 'fam.json')):,} bytes")
