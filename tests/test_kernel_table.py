@@ -54,7 +54,17 @@ def test_integer_token_arrays(tmp_path):
 ])
 def test_malformed_npz_tables(tmp_path, arrays, message):
     with pytest.raises(TableFormatError, match=message):
-        load_table(npz(tmp_path, **arrays))
+        load_table(npz(tmp_path, **arrays)).prepare([0, 1])  # entries are read (and checked) when used
+
+
+def test_only_the_rows_used_are_read(tmp_path):
+    kernel = np.ones((3, 3))
+    kernel[2, 0] = np.nan  # in a row nobody asks for
+    t = load_table(npz(tmp_path, tokens=np.array(["100", "010", "001"]), kernel=kernel))
+    t.prepare([0, 1])
+    assert t.fields["kernel"].loaded == {0: 0, 1: 1} and t.entry("kernel", 1, 0) == 1
+    with pytest.raises(TableFormatError, match=r"kernel\[2, 0\] is nan"):
+        t.prepare([2])
 
 
 def test_pickled_objects_are_never_loaded(tmp_path):

@@ -352,6 +352,7 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
             q_tokens.append(xq)
     rows = [table.index[x] for x in q_tokens]
     cols = [table.index[z] for z in k_tokens]
+    table.prepare(sorted(set(rows) | set(cols)))  # one pass per field, only the rows the family uses
     A = table.alpha_block(rows, cols)
     G = table.g_block(rows, cols) if table.has_readout else None
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731

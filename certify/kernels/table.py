@@ -151,10 +151,13 @@ def _np_entries(sub) -> list[tuple[int, int]]:
 
 
 class _Matrix:
-    """One numeric field: a numpy array (``.npz``) or nested lists (JSON), converted on demand."""
+    """One numeric field held in memory (JSON: nested lists; or a numpy array), converted on demand."""
 
     def __init__(self, name: str, data: Any, shape: tuple[int, ...]) -> None:
         self.name, self.data, self.shape = name, data, shape
+
+    def prepare(self, rows: list[int]) -> None:
+        """Nothing to do: the data are in memory (see :class:`_NpzMatrix`)."""
 
     def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
         """``(numerator, denominator)`` of the entries in ``rows`` × ``cols`` (all columns if None), row-major."""
@@ -166,6 +169,59 @@ class _Matrix:
 
             return _np_entries(d[np.ix_(rows, cols)] if cols is not None else d[rows])
         return [_json_entry(d[i][j]) for i in rows for j in (range(self.shape[1]) if cols is None else cols)]
+
+
+class _NpzMatrix(_Matrix):
+    """One field of an ``.npz`` archive, decompressed lazily and only up to the rows asked for.
+
+    A C-order ``.npy`` member stores its rows one after another, so the rows a check needs
+    are read by streaming the member once, keeping those rows and discarding the others
+    chunk by chunk, and stopping after the last one: memory is proportional to the rows
+    used, and the rows past the last one used are never decompressed. (Fortran-order
+    members are read whole.) Every row read is checked to be finite.
+    """
+
+    CHUNK = 16 * 2**20
+
+    def __init__(self, name: str, path: str, header: tuple) -> None:
+        super().__init__(name, None, tuple(header[2]))
+        self.path, self.header = path, header
+        self.loaded: dict[int, int] = {}  # table row → row of self.data
+
+    def prepare(self, rows: list[int]) -> None:
+        """Make sure ``rows`` are in memory (one streaming pass over the member for all missing rows)."""
+        import numpy as np
+
+        missing = sorted(set(rows) - set(self.loaded))
+        if not missing:
+            return
+        keep = sorted(set(self.loaded) | set(missing))
+        info, dtype, shape, fortran, offset = self.header
+        width = shape[1] if len(shape) == 2 else 1
+        row_bytes = width * dtype.itemsize
+        if fortran and len(shape) == 2:
+            whole = _npz_read(self.path, self.header, math.prod(shape) * dtype.itemsize)
+            block = np.frombuffer(whole, dtype=dtype).reshape(shape, order="F")[keep]
+        else:
+            block = np.empty((len(keep), width), dtype=dtype)
+            want = {r: k for k, r in enumerate(keep)}
+            _npz_stream_rows(self.path, self.header, row_bytes, keep, lambda r, buf: block.__setitem__(
+                want[r], np.frombuffer(buf, dtype=dtype)))
+            if len(shape) == 1:
+                block = block[:, 0]
+        if dtype.kind == "f" and block.size:
+            finite = np.isfinite(block)
+            if not finite.all():
+                k = tuple(int(i) for i in np.argwhere(~finite)[0])
+                where = [keep[k[0]]] + list(k[1:])
+                raise TableFormatError(f"{self.path}: {self.name}{where} is {float(block[k])}; every entry must be finite")
+        self.data = block
+        self.loaded = {r: k for k, r in enumerate(keep)}
+
+    def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
+        self.prepare(rows)
+        local = [self.loaded[r] for r in rows]
+        return super().pairs(local, cols)
 
 
 def _fmpq_mat(nrows: int, ncols: int, pairs: list[tuple[int, int]]):
@@ -194,6 +250,16 @@ class KernelTable:
         self.has_readout = "beta" in fields
         self.readout_kind = None if not self.has_readout else ("values" if "values" in fields else "one-hot")
         self.value_width = fields["values"].shape[1] if "values" in fields else None
+
+    def prepare(self, rows: list[int]) -> None:
+        """Read the entries of table rows ``rows`` of every field now, in one pass per field.
+
+        Optional: any later access reads what it needs. Calling it once with every row a
+        check will use keeps an ``.npz`` archive to one streaming pass per field, and
+        refuses non-finite entries in those rows here.
+        """
+        for f in self.fields.values():
+            f.prepare(rows)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "KernelTable":
@@ -371,27 +437,46 @@ def _npz_headers(zf: zipfile.ZipFile, path: str) -> dict[str, tuple]:
     return out
 
 
-def _npz_array(zf: zipfile.ZipFile, path: str, header: tuple):
-    """Decompress one member's data (size already checked against its header)."""
-    import numpy as np
+_CORRUPT = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError)
+
+
+def _npz_stream_rows(path: str, header: tuple, row_bytes: int, rows: list[int], take) -> None:
+    """Stream a member's data, calling ``take(row, bytes)`` for each of the sorted ``rows``; stop after the last."""
+    from ..check import Progress
 
     info, dtype, shape, fortran, offset = header
-    nbytes = math.prod(shape) * dtype.itemsize
+    progress = Progress(f"reading {info.filename}", total=(rows[-1] + 1) * row_bytes if rows else 0)
     try:
-        with zf.open(info) as fp:
-            fp.read(offset)
-            data = fp.read(nbytes)
-            if fp.read(1):
-                raise TableFormatError(f"{path}: member {info.filename!r} holds more data than its header says")
+        with zipfile.ZipFile(path) as zf, zf.open(info) as fp:
+            pos = -offset  # bytes of data consumed so far (negative while in the header)
+            for r in rows:
+                target = r * row_bytes
+                while pos < target:
+                    step = min(target - pos, _NpzMatrix.CHUNK)
+                    got = fp.read(step)
+                    if len(got) != step:
+                        raise TableFormatError(f"{path}: member {info.filename!r} is truncated")
+                    pos += step
+                    progress.update(max(pos, 0), "bytes")
+                buf = fp.read(row_bytes)
+                if len(buf) != row_bytes:
+                    raise TableFormatError(f"{path}: member {info.filename!r} is truncated")
+                take(r, buf)
+                pos += row_bytes
+        progress.close()
     except TableFormatError:
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError) as exc:
+    except _CORRUPT as exc:
         raise TableFormatError(f"{path}: member {info.filename!r} is corrupt ({type(exc).__name__}: "
                                f"{str(exc).splitlines()[0][:80] if str(exc) else ''})") from None
-    if len(data) != nbytes:
-        raise TableFormatError(f"{path}: member {info.filename!r} is truncated ({len(data):,} of {nbytes:,} bytes)")
-    arr = np.frombuffer(data, dtype=dtype)
-    return arr.reshape(shape, order="F" if fortran else "C")
+
+
+def _npz_read(path: str, header: tuple, nbytes: int) -> bytes:
+    """A whole member's data (its size was checked against its header)."""
+    out: list[bytes] = []
+    info = header[0]
+    _npz_stream_rows(path, header, nbytes, [0], lambda r, buf: out.append(buf))
+    return out[0]
 
 
 def _load_npz(path: str) -> KernelTable:
@@ -399,40 +484,30 @@ def _load_npz(path: str) -> KernelTable:
 
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as exc:
+    except _CORRUPT as exc:
         raise TableFormatError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {str(exc)[:80]})") from None
     with zf:
         headers = _npz_headers(zf, path)
-        if "note" in headers:
-            del headers["note"]
-        if "tokens" not in headers:
-            raise TableFormatError("missing field 'tokens'")
-        tok_h = headers["tokens"]
-        if tok_h[1].kind in "US" and len(tok_h[2]) != 1 or tok_h[1].kind in "ib" and len(tok_h[2]) != 2:
-            raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 integer array, got {tok_h[1]} {tok_h[2]}")
-        N = tok_h[2][0]
-        _check_fields(set(headers), {k: h[2] for k, h in headers.items() if k != "tokens"}, N)
-        tok = _npz_array(zf, path, tok_h)
-        if tok.dtype.kind == "U":
-            rows = [str(t) for t in tok.tolist()]
-        elif tok.dtype.kind == "S":
-            rows = [t.decode("ascii", "replace") for t in tok.tolist()]
-        else:
-            if tok.size and not np.isin(tok, (0, 1)).all():
-                raise TableFormatError("tokens: entries must be 0 or 1")
-            rows = ["".join("1" if b else "0" for b in row) for row in tok.tolist()]
-        tokens, m = _tokens(rows)
-        fields: dict[str, _Matrix] = {}
-        for name in NUMERIC:
-            if name not in headers:
-                continue
-            arr = _npz_array(zf, path, headers[name])
-            if arr.dtype.kind == "f" and arr.size:
-                finite = np.isfinite(arr)
-                if not finite.all():
-                    idx = tuple(int(i) for i in np.argwhere(~finite)[0])
-                    raise TableFormatError(f"{name}{list(idx)} is {float(arr[idx])}; every entry must be finite")
-            fields[name] = _Matrix(name, arr, tuple(arr.shape))
+    headers.pop("note", None)
+    if "tokens" not in headers:
+        raise TableFormatError("missing field 'tokens'")
+    tok_h = headers["tokens"]
+    if tok_h[1].kind in "US" and len(tok_h[2]) != 1 or tok_h[1].kind in "ib" and len(tok_h[2]) != 2:
+        raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 integer array, got {tok_h[1]} {tok_h[2]}")
+    N = tok_h[2][0]
+    _check_fields(set(headers), {k: h[2] for k, h in headers.items() if k != "tokens"}, N)
+    tok = np.frombuffer(_npz_read(path, tok_h, math.prod(tok_h[2]) * tok_h[1].itemsize), dtype=tok_h[1])
+    tok = tok.reshape(tok_h[2], order="F" if tok_h[3] else "C")
+    if tok.dtype.kind == "U":
+        rows = [str(t) for t in tok.tolist()]
+    elif tok.dtype.kind == "S":
+        rows = [t.decode("ascii", "replace") for t in tok.tolist()]
+    else:
+        if tok.size and not np.isin(tok, (0, 1)).all():
+            raise TableFormatError("tokens: entries must be 0 or 1")
+        rows = ["".join("1" if b else "0" for b in row) for row in tok.tolist()]
+    tokens, m = _tokens(rows)
+    fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
     return KernelTable(tokens, m, fields)
 
 
