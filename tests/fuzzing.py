@@ -259,7 +259,8 @@ def reference_table(path: str) -> dict[str, Any] | None:
                 out[k] = [("".join(str(int(b)) for b in row) if a.ndim == 2 else str(row)) for row in a.tolist()] \
                     if a.dtype.kind != "S" else [t.decode() for t in a.tolist()]
             elif k != "note":
-                exact = lambda x: Fraction(*x.as_integer_ratio())  # noqa: E731 - floats of every width, ints, bools
+                # floats of every width, ints, bools; None for NaN/inf (the checks must never use such an entry)
+                exact = lambda x: Fraction(*x.as_integer_ratio()) if x == x and abs(x) != float("inf") else None  # noqa: E731
                 out[k] = [[exact(x) for x in row] for row in a.tolist()] if a.ndim == 2 else [exact(x) for x in a.tolist()]
         return out
     raw = json.loads(data.decode("utf-8-sig"), parse_float=Decimal)
