@@ -33,10 +33,14 @@ WRAP = ("import runpy, sys\nsys.argv = sys.argv[1:]\ncode = 0\n"
         "print('@@', hwm, code, file=sys.stderr)\n")
 
 
-def measure(args: list[str]) -> tuple[float, float, int, str]:
-    """(seconds, peak MiB, exit code, first line of stderr) of one fresh run."""
+def measure(args: list[str], env: dict | None = None) -> tuple[float, float, int, str]:
+    """(seconds, peak MiB, exit code, first line of stderr) of one fresh run of a script or module.
+
+    The peak is the process's own high-water mark (``VmHWM``), which starts afresh at
+    ``exec``: ``wait4``'s ``ru_maxrss`` would also count the benchmark's own memory.
+    """
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", WRAP, *args], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", WRAP, *args], capture_output=True, text=True, env=env)
     elapsed = time.monotonic() - start
     lines = proc.stderr.strip().splitlines()
     hwm, code = next(ln for ln in reversed(lines) if ln.startswith("@@")).split()[1:]
