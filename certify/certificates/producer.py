@@ -38,6 +38,7 @@ __all__ = [
     "build_certificate",
     "rank_nine_certificate",
     "dumps",
+    "write_atomic",
     "write_certificate",
     "describe",
 ]
@@ -152,17 +153,36 @@ def dumps(value: Any, column: int = 0, width: int = 200) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * column + "]"
 
 
-def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write ``cert`` as UTF-8 JSON (atomically: a temporary file renamed into place)."""
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write a file atomically: a temporary file in the same folder, renamed into place.
+
+    Raises ``OSError`` (the CLI turns it into exit 2) when ``path`` exists and is not a
+    regular file: a rename would replace a device, a FIFO or a directory entry of
+    another kind instead of writing to it.
+    """
+    import errno
+    import stat
+
     path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "exists and is not a regular file", path)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(dumps(cert) + "\n")
+        with open(tmp, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write ``cert`` as UTF-8 JSON (atomically, never over a non-regular file: :func:`write_atomic`)."""
+    write_atomic(path, dumps(cert) + "\n")
 
 
 def describe(cert: dict[str, Any]) -> list[str]:
