@@ -36,6 +36,7 @@ from ..lemmas.frobenius import certified_rank, sum_inverse_squares, trace_froben
 __all__ = [
     "CertificateBuildError",
     "build_certificate",
+    "assemble",
     "rank_nine_certificate",
     "dumps",
     "write_certificate",
@@ -68,7 +69,7 @@ def build_certificate(
         the family proves.
     """
     eps = exact(error, "error")
-    code, n, m = family.code, family.length, family.code.length
+    n, m = family.length, family.code.length
     jump_factor = []
     for j, jump in enumerate(family.jumps):
         mu = domination_factor(jump.gap, n, eps)
@@ -77,6 +78,24 @@ def build_certificate(
                 f"jump {j} has gap {jump.gap}: μ = {format_rational(mu)} < 1 at n = {n}, ε = {format_rational(eps)}"
             )
         jump_factor.append(mu)
+    claim = {"model": MODEL, "m": m, "length": n, "error_below": format_rational(eps)}
+    return assemble(FORMAT, VERSION, claim, family, jump_factor, rank_at_least)
+
+
+def assemble(fmt: str, version: int, claim: dict[str, Any], family: WitnessFamily, jump_factor: list[Fraction],
+             rank_at_least: int | None = None) -> dict[str, Any]:
+    """A certificate document from a family and its exact jump factors (shared by every kind).
+
+    Chains multiply their jump factors (docs/math.md §4), trace–Frobenius gives the bound
+    (docs/math.md §5); ``claim`` gets ``rank_at_least`` (default: the bound proved), and
+    the document its ``sha256``. Jump tokens are written with the code's length.
+
+    Raises
+    ------
+    CertificateBuildError
+        If the requested claim exceeds what the family proves.
+    """
+    code, m = family.code, family.code.length
     chain_factors = [chain_factor(jump_factor[j] for j in ch.jumps) for ch in family.chains]
     t = code.size
     proved = certified_rank(t, chain_factors)
@@ -86,15 +105,9 @@ def build_certificate(
     sigma = sum_inverse_squares(chain_factors)
     bits = lambda x: format(x, f"0{m}b")[::-1]  # noqa: E731 - local shorthand
     cert: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "claim": {
-            "model": MODEL,
-            "m": m,
-            "length": n,
-            "error_below": format_rational(eps),
-            "rank_at_least": claimed,
-        },
+        "format": fmt,
+        "version": version,
+        "claim": dict(claim, rank_at_least=claimed),
         "producer": {
             "tool": f"certify {__version__}",
             "code": code.description or "unspecified",
