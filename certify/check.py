@@ -11,10 +11,15 @@ target, factor, product and sum from the tokens in the file, compares each state
 number with its recomputation, and accepts only if the claim follows. What it
 checks, in order (each step's name appears in its rejection messages):
 
+``limits``
+    Before the work each bounds (docs/certificate-format.md, "Limits"): file size,
+    the memory the JSON parse would need (estimated from byte counts before parsing),
+    the size of derived numbers. Exceeding one is exit 2, not a verdict.
 ``format``
     The JSON shape: known keys only, every required key present, integers where
-    integers belong (no floats, no huge numbers), rationals as canonical ``"p/q"``
-    strings, tokens as 0/1 strings of length ``m``, queries in range.
+    integers belong (no floats, no sign, no huge numbers), rationals as canonical
+    ``"p/q"`` strings, tokens as 0/1 strings of length ``m``, queries in range, no
+    escape sequence where no character needs one (one spelling per value).
 ``integrity``
     ``sha256`` equals the SHA-256 of the canonical JSON of everything else.
 ``code``
@@ -62,17 +67,21 @@ __all__ = [
     "EXIT_INTERNAL",
     "CertificateError",
     "CertificateFormatError",
+    "CertificateLimitError",
     "CertificateRejected",
     "InternalContradiction",
     "Verified",
     "canonical_bytes",
     "content_hash",
     "format_rational",
+    "show_number",
     "parse_rational",
     "load",
     "loads",
     "check",
     "check_file",
+    "exact_text",
+    "safe_output_streams",
     "run",
     "main",
     "Progress",
@@ -83,11 +92,14 @@ VERSION = 1
 
 EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED, EXIT_INTERNAL = 0, 1, 2, 3
 
-MAX_FILE_BYTES = 256 * 2**20
+# Limits (docs/certificate-format.md, "Limits"): every one is checked before the work it bounds.
+MAX_FILE_BYTES = 64 * 2**20  # larger families belong in a compact (plan-based) certificate
+MAX_PARSE_MEMORY = 512 * 2**20  # upper estimate of the parsed JSON tree, checked before parsing
 MAX_INT = 2**53 - 1  # every JSON reader holds these exactly
 MAX_RATIONAL_CHARS = 200
 MAX_TOKEN_BITS = 4096
 MAX_LIST = 10**7
+MAX_NUMBER_BITS = 2**15  # numerator/denominator of any derived number (chain products, Σ F⁻²)
 MODEL = "one-head-normalized-nonnegative-kernel-attention"
 
 Token = int  # bit k = coordinate k (docs/math.md §1)
@@ -109,6 +121,13 @@ class CertificateFormatError(CertificateError):
     """The file is unreadable or not a well-formed version-1 certificate (exit 2)."""
 
     exit_code = EXIT_MALFORMED
+
+
+class CertificateLimitError(CertificateFormatError):
+    """The file exceeds a documented resource limit of this checker (exit 2, step ``limits``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("limits", message)
 
 
 class CertificateRejected(CertificateError):
@@ -144,7 +163,7 @@ class Verified:
         )
         text += (
             f"\n  data: {self.counts['words']} codewords, {self.counts['chains']} chains, "
-            f"{self.counts['jumps']} jumps; t² / (t + Σ F⁻²) = {format_rational(self.ratio)} "
+            f"{self.counts['jumps']} jumps; t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
             f"⇒ r ≥ {self.proved}"
         )
         if self.proved > c["rank_at_least"]:
@@ -218,6 +237,33 @@ def format_rational(q: Fraction | int) -> str:
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
+def show_number(q: Fraction | int, limit: int = 60) -> str:
+    """A number for a message: exact when short, else its size (never a 4,300-digit string).
+
+    >>> show_number(Fraction(7, 2)), show_number(3**200)
+    ('7/2', 'an integer of 96 digits')
+    """
+    q = Fraction(q)
+    bits = max(q.numerator.bit_length(), q.denominator.bit_length())
+    if bits <= 3.32 * limit:
+        text = format_rational(q)
+        if len(text) <= limit:
+            return text
+    num, den = _digits(q.numerator), _digits(q.denominator)
+    return f"an integer of {num:,} digits" if q.denominator == 1 else f"a rational of {num:,}/{den:,} digits"
+
+
+def _digits(n: int) -> int:
+    """Decimal digits of ``|n|`` from its bit length (exact, without converting it to text)."""
+    n = abs(n)
+    d = max(1, int(n.bit_length() * 0.30102999566398120))
+    while n >= 10**d:
+        d += 1
+    while d > 1 and n < 10 ** (d - 1):
+        d -= 1
+    return d
+
+
 def parse_rational(text: Any, where: str) -> Fraction:
     """Parse a canonical rational string; anything else is a format error naming ``where``."""
     if not isinstance(text, str):
@@ -258,8 +304,13 @@ def _reject_constant(text: str) -> NoReturn:
 
 
 def _parse_int(text: str) -> int:
-    digits = text.lstrip("-")
-    if len(digits) > 16 or abs(int(text)) > MAX_INT:
+    # The JSON grammar already forbids "+1", "01" and "1e3" as integers; "-0" and other
+    # negative spellings are refused here, so each integer has exactly one spelling.
+    if text.startswith("-"):
+        raise CertificateFormatError(
+            "format", f"integer {text[:40]} is negative; every integer in a certificate is ≥ 0, written without a sign"
+        )
+    if len(text) > 16 or int(text) > MAX_INT:
         raise CertificateFormatError(
             "format", f"integer {text[:40]}{'…' if len(text) > 40 else ''} exceeds 2^53 − 1"
         )
@@ -270,13 +321,49 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
-            raise CertificateFormatError("format", f"key {k!r} appears twice in one object")
+            raise CertificateFormatError("format", f"key {k[:80]!r} appears twice in one object")
         out[k] = v
     return out
 
 
+def parse_memory_estimate(data: bytes) -> int:
+    """An upper estimate, in bytes, of the memory Python's ``json`` needs to parse ``data``.
+
+    Linear and cheap (four byte counts): at most 200 bytes per object, 100 per array and
+    48 per value separator, plus twice the text (the decoded string and the strings'
+    contents), four times when non-ASCII characters widen Python's string storage. It
+    bounds the memory measured for every kind of JSON element (docs/certificate-format.md,
+    "Limits"), so a file of a few megabytes of ``[]`` cannot make the parser use gigabytes.
+    """
+    width = 2 if data.isascii() else 5
+    return (200 * data.count(b"{") + 100 * data.count(b"[")
+            + 48 * (data.count(b",") + data.count(b":")) + width * len(data))
+
+
+def _escapes_needed(node: Any) -> int:
+    """Backslashes in the minimal spelling of every string (keys and values) under ``node``."""
+    if isinstance(node, str):
+        return json.dumps(node, ensure_ascii=False).count("\\")
+    if isinstance(node, dict):
+        return sum(_escapes_needed(k) + _escapes_needed(v) for k, v in node.items())
+    if isinstance(node, list):
+        return sum(_escapes_needed(v) for v in node)
+    return 0
+
+
 def loads(data: bytes | str) -> dict[str, Any]:
-    """Parse certificate JSON strictly: no floats, NaN, huge integers or repeated keys."""
+    """Parse certificate JSON strictly, with the memory bound checked first.
+
+    Refused: floats, exponents, NaN/Infinity, negative or huge integers, repeated keys,
+    escape sequences where a character needs none (``"\\u0031"`` for ``"1"``), and text
+    whose parse would need more than ``MAX_PARSE_MEMORY`` bytes.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    estimate = parse_memory_estimate(raw)
+    if estimate > MAX_PARSE_MEMORY:
+        raise CertificateLimitError(
+            f"parsing this JSON would need about {estimate / 2**20:,.0f} MiB "
+            f"(more than {MAX_PARSE_MEMORY // 2**20} MiB); larger families belong in a compact certificate")
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
@@ -297,6 +384,15 @@ def loads(data: bytes | str) -> dict[str, Any]:
         raise CertificateFormatError("format", "JSON nested too deeply") from None
     if not isinstance(doc, dict):
         _malformed("document", f"expected a JSON object, got {_kind(doc)}")
+    backslashes = raw.count(b"\\")
+    if backslashes:
+        try:
+            needed = _escapes_needed(doc)
+        except RecursionError:
+            raise CertificateFormatError("format", "JSON nested too deeply") from None
+        if backslashes != needed:
+            _malformed("document", f"{backslashes - needed} escape sequence(s) where no character needs one; "
+                       "tokens, numbers and keys are spelled literally (one spelling per value)")
     return doc
 
 
@@ -312,7 +408,8 @@ def load(path: str) -> dict[str, Any]:
     except OSError as exc:
         raise CertificateFormatError("format", f"{path}: cannot read ({exc.strerror})") from None
     if len(data) > MAX_FILE_BYTES:
-        _malformed(path, f"file larger than {MAX_FILE_BYTES} bytes")
+        raise CertificateLimitError(f"{path}: file larger than {MAX_FILE_BYTES // 2**20} MiB; "
+                                    "larger families belong in a compact certificate")
     if not data.strip():
         _malformed(path, "file is empty")
     return loads(data)
@@ -489,11 +586,44 @@ def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
     return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
 
 
+def _chain_product(factors: list[Fraction], where: str) -> tuple[int, int]:
+    """``Π factors`` as an unreduced numerator and denominator, refusing sizes over ``MAX_NUMBER_BITS``.
+
+    No gcd per step: multiplying by the small jump factors stays linear in the product's
+    size, and the comparison with the stated factor is one cross-multiplication.
+    """
+    num, den = 1, 1
+    for f in factors:
+        if (num.bit_length() + f.numerator.bit_length() > MAX_NUMBER_BITS
+                or den.bit_length() + f.denominator.bit_length() > MAX_NUMBER_BITS):
+            raise CertificateLimitError(f"{where}: the product of its jump factors exceeds {MAX_NUMBER_BITS:,} bits")
+        num *= f.numerator
+        den *= f.denominator
+    return num, den
+
+
+def _sum_inverse_squares(factors: dict[Fraction, int]) -> Fraction:
+    """``Σ F⁻²`` over chain factors given with multiplicities, refusing sizes over ``MAX_NUMBER_BITS``."""
+    total = Fraction(0)
+    for f, count in factors.items():
+        total += Fraction(count * f.denominator**2, f.numerator**2)
+        if max(total.numerator.bit_length(), total.denominator.bit_length()) > MAX_NUMBER_BITS:
+            raise CertificateLimitError(f"Σ F⁻² exceeds {MAX_NUMBER_BITS:,} bits (numerator or denominator)")
+    return total
+
+
 def check(doc: dict[str, Any]) -> Verified:
-    """Verify a parsed certificate; raise a ``CertificateError`` subclass on failure."""
+    """Verify a parsed certificate; raise a ``CertificateError`` subclass on failure.
+
+    Work is linear in the size of the file, except the code's minimum distance, which
+    is quadratic in the number of words ``t`` — and runs only after the count of chains
+    (which the file lists, one per ordered pair) has been checked to be ``t(t−1)``.
+    """
     p = _parse(doc)
     m, n, eps, words = p["m"], p["n"], p["eps"], p["words"]
     full = (1 << m) - 1
+    progress = Progress("checking certificate", total=len(p["inputs"]) + len(p["jumps"]) + len(p["chains"]))
+    done = 0
 
     if doc["sha256"] != content_hash(doc):
         _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
@@ -502,6 +632,9 @@ def check(doc: dict[str, Any]) -> Verified:
     t = len(words)
     if t < 2:
         _reject("code", "the trace–Frobenius bound needs at least two codewords")
+    if len(p["chains"]) != t * (t - 1):  # before any work quadratic in t
+        _reject("chains", f"{len(p['chains']):,} chains for {t:,} codewords; one per ordered pair needs "
+                f"t(t−1) = {t * (t - 1):,}")
     w = p["code"]["weight"]
     for i, x in enumerate(words):
         if x.bit_count() != w:
@@ -527,6 +660,8 @@ def check(doc: dict[str, Any]) -> Verified:
         if key in seen:
             _reject("family", f"inputs[{i}] repeats inputs[{seen[key]}]")
         seen[key] = i
+        done += 1
+        progress.update(done)
 
     # jumps (A.2; docs/math.md §3): overlaps, witnesses, factor.
     used_inputs = [False] * len(p["inputs"])
@@ -549,19 +684,20 @@ def check(doc: dict[str, Any]) -> Verified:
         for (name, toks, target), i in zip(expected, wit):
             got_toks, got_q, got_target = p["inputs"][i]
             if got_toks != toks or got_q != 0:
-                _reject(
-                    "jumps",
-                    f"{where} witness {name} is family.inputs[{i}] = ({', '.join(_bits(v, m) for v in got_toks)}; "
-                    f"query {got_q}), expected ({', '.join(_bits(v, m) for v in toks)}; query 0)",
-                )
+                shown = ", ".join(_bits(v, m) for v in got_toks[:4]) + (", …" if len(got_toks) > 4 else "")
+                want = ", ".join(_bits(v, m) for v in toks[:4]) + (", …" if len(toks) > 4 else "")
+                _reject("jumps", f"{where} witness {name} is family.inputs[{i}] = ({shown}; query {got_q}), "
+                        f"expected ({want}; query 0)")
             if got_target != target:  # targets were recomputed above; the lemma needs t, u, t
                 raise InternalContradiction("jumps", f"{where} witness {name} has target {got_target}, lemma says {target}")
             used_inputs[i] = True
         mu = _mu(n, hi - lo, eps)
         if mu < 1:
-            _reject("jumps", f"{where} has gap {hi - lo}: μ = (n−2)(d−2ε)/(2ε) = {format_rational(mu)} < 1 proves nothing")
+            _reject("jumps", f"{where} has gap {hi - lo}: μ = (n−2)(d−2ε)/(2ε) = {show_number(mu)} < 1 proves nothing")
         if factor != mu:
-            _reject("jumps", f"{where} states factor {format_rational(factor)}; weight domination gives μ = {format_rational(mu)}")
+            _reject("jumps", f"{where} states factor {show_number(factor)}; weight domination gives μ = {show_number(mu)}")
+        done += 1
+        progress.update(done)
     for i, used in enumerate(used_inputs):
         if not used:
             _reject("family", f"inputs[{i}] is not a witness of any jump")
@@ -569,53 +705,57 @@ def check(doc: dict[str, Any]) -> Verified:
     # chains (A.2; docs/math.md §4): one per ordered pair, connected, factor = product.
     jumps = p["jumps"]
     used_jumps = [False] * len(jumps)
-    factors: dict[tuple[int, int], Fraction] = {}
+    pairs: set[tuple[int, int]] = set()
+    factors: dict[Fraction, int] = {}  # chain factor → how many chains have it
     for c, ((s, u), ids, factor) in enumerate(p["chains"]):
         where = f"chains[{c}] (pair {s}→{u})"
         if s == u:
             _reject("chains", f"{where}: a chain joins two different codewords")
-        if (s, u) in factors:
+        if (s, u) in pairs:
             _reject("chains", f"{where}: a second chain for the same ordered pair")
         key = full ^ words[s]
-        product = Fraction(1)
         for k, j in enumerate(ids):
-            x, y, z, _, f, _ = jumps[j]
+            x, y, z, _, _, _ = jumps[j]
             if x != words[s]:
                 _reject("chains", f"{where}: jumps[{j}] has query {_bits(x, m)}, not codeword {s}")
             if y != key:
                 _reject("chains", f"{where}: jumps[{j}] starts at key {_bits(y, m)}, expected {_bits(key, m)}"
                         + (" (the complement of the codeword)" if k == 0 else " (where the previous jump ended)"))
             key = z
-            product *= f
             used_jumps[j] = True
         if key != full ^ words[u]:
             _reject("chains", f"{where}: ends at key {_bits(key, m)}, expected the complement of codeword {u}")
-        if factor != product:
-            _reject("chains", f"{where}: states factor {format_rational(factor)}; product of jump factors is {format_rational(product)}")
-        factors[(s, u)] = product
-    for s in range(t):
-        for u in range(t):
-            if s != u and (s, u) not in factors:
-                _reject("chains", f"no chain for ordered pair {s}→{u}")
+        num, den = _chain_product([jumps[j][4] for j in ids], where)
+        if factor.numerator * den != factor.denominator * num:
+            _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
+                    f"{show_number(Fraction(num, den))}")
+        pairs.add((s, u))
+        factors[factor] = factors.get(factor, 0) + 1
+        done += 1
+        progress.update(done)
+    progress.close()
+    # t(t−1) distinct ordered pairs s ≠ u among t words: every pair has its chain.
+    if len(pairs) != t * (t - 1):
+        raise InternalContradiction("chains", f"{len(pairs)} distinct pairs after the count check")
     for j, used in enumerate(used_jumps):
         if not used:
             _reject("jumps", f"jumps[{j}] is not used by any chain")
 
     # arithmetic (trace–Frobenius, A.2; docs/math.md §5).
     ar = p["arithmetic"]
-    sigma = sum((1 / (f * f) for f in factors.values()), Fraction(0))
+    sigma = _sum_inverse_squares(factors)
     frob = t + sigma
     ratio = Fraction(t * t) / frob
     bound = ratio.numerator // ratio.denominator + 1
     for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
         if ar[name] != actual:
-            _reject("arithmetic", f"states {name} = {format_rational(ar[name])}; recomputed {format_rational(actual)}")
+            _reject("arithmetic", f"states {name} = {show_number(ar[name])}; recomputed {show_number(actual)}")
 
     claim = p["claim"]
     if claim["rank_at_least"] > bound:
         _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
-                f"(t² / (t + Σ F⁻²) = {format_rational(ratio)})")
-    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(factors)}
+                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
+    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(pairs)}
     return Verified(dict(claim), bound, ratio, counts)
 
 
@@ -624,8 +764,69 @@ def check_file(path: str) -> Verified:
     return check(load(path))
 
 
+def exact_text(q: Fraction | int) -> str:
+    """:func:`format_rational` for JSON output, whatever the size (derived numbers are bounded
+    by ``MAX_NUMBER_BITS``, so lifting Python's 4,300-digit guard here costs milliseconds)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return format_rational(q)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+_ASCII = str.maketrans({
+    "≥": ">=", "≤": "<=", "≠": "!=", "⇒": "=>", "→": "->", "←": "<-", "…": "...", "—": "--", "–": "-",
+    "×": "x", "·": "*", "⟨": "<", "⟩": ">", "Σ": "sum", "‖": "||", "²": "^2", "⁻": "^-", "⌊": "floor(",
+    "⌋": ")", "⌈": "ceil(", "⌉": ")", "√": "sqrt", "≈": "~", "α": "alpha", "β": "beta", "ε": "eps",
+    "μ": "mu", "φ": "phi", "Φ": "Phi", "Λ": "Lambda", "λ": "lambda", "δ": "delta", "Δ": "Delta",
+    "∈": " in ", "∞": "inf", "ᵀ": "^T", "₀": "0", "₁": "1", "₂": "2", "₃": "3", "ℓ": "l",
+})
+
+
+class _Transliterating:
+    """A text stream for terminals whose encoding lacks ≥, Σ, ⟨⟩…: writes ASCII spellings instead."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        try:
+            stream.reconfigure(errors="replace")  # anything not in the table still never crashes
+        except (AttributeError, ValueError, OSError):
+            pass
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text.replace("⁻²", "^-2").translate(_ASCII))
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, …
+        if name == "buffer":  # keep click from bypassing the transliteration
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+def safe_output_streams() -> None:
+    """Make ``sys.stdout``/``sys.stderr`` safe under any locale: output never fails to encode.
+
+    A stream whose encoding cannot spell the characters our messages use (``≥``, ``Σ``,
+    ``⟨x,z⟩``…; e.g. ``PYTHONIOENCODING=ascii`` or ``latin-1``) is wrapped so that they are
+    written in ASCII (``>=``, ``sum``, ``<x,z>``); UTF-8 streams are left alone.
+    """
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or isinstance(stream, _Transliterating):
+            continue
+        try:
+            "≥Σ⟨⟩‖⁻²⇒…—–×·αμεφ".encode(getattr(stream, "encoding", None) or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            setattr(sys, name, _Transliterating(stream))
+
+
 def run(path: str, quiet: bool = False, as_json: bool = False) -> int:
-    """Verify ``path``, print the outcome (stdout on success, one line on stderr otherwise); return the exit code."""
+    """Verify ``path``, print the outcome (stdout on success, one line on stderr otherwise); return the exit code.
+
+    Every outcome is one of the four exit codes: an unexpected exception inside this
+    checker is reported in one line as an internal error (exit 3), never as a traceback.
+    """
+    safe_output_streams()
     try:
         result = check_file(path)
     except CertificateError as exc:
@@ -634,9 +835,18 @@ def run(path: str, quiet: bool = False, as_json: bool = False) -> int:
             print(json.dumps({"status": label.lower(), "step": exc.step, "reason": str(exc), "exit": exc.exit_code}))
         print(f"{label}: {exc}", file=sys.stderr)
         return exc.exit_code
+    except MemoryError:
+        print("INTERNAL CONTRADICTION: out of memory within the documented limits (a bug in this checker)", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as exc:  # a bug here, never the file's fault: one line, exit 3
+        if os.environ.get("CERTIFY_DEBUG"):
+            raise
+        print(f"INTERNAL CONTRADICTION: unexpected {type(exc).__name__} in the checker: {str(exc)[:200]} "
+              "(a bug; set CERTIFY_DEBUG=1 for a traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
     if as_json:
         print(json.dumps({"status": "verified", "claim": result.claim, "proved_rank_at_least": result.proved,
-                          "ratio": format_rational(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}))
+                          "ratio": exact_text(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}))
     elif not quiet:
         print(result.summary())
     return EXIT_VERIFIED
@@ -647,7 +857,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     flags = {a for a in args if a in ("--quiet", "--json")}
     paths = [a for a in args if a not in flags]
-    if len(paths) != 1:
+    if len(paths) != 1 or any(a.startswith("-") and a not in flags for a in args):
+        safe_output_streams()
         print("usage: check.py [--quiet] [--json] CERTIFICATE.json", file=sys.stderr)
         return EXIT_MALFORMED
     return run(paths[0], quiet="--quiet" in flags, as_json="--json" in flags)

@@ -12,7 +12,7 @@ import sys
 import click
 
 from . import __version__
-from .check import EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check_file, run
+from .check import EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check_file, run, safe_output_streams
 
 __all__ = ["cli", "main"]
 
@@ -442,6 +442,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turn every failure into one line and an exit code."""
+    safe_output_streams()
     try:
         code = cli.main(args=argv, prog_name="certify", standalone_mode=False)
     except click.exceptions.UsageError as exc:

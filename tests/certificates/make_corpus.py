@@ -31,6 +31,8 @@ from codes import ConstantWeightCode, hadamard_code  # noqa: E402
 from witnesses import Input, build_family  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
+sys.set_int_max_str_digits(0)  # the huge-number attacks below are built exactly
+
 MANIFEST: dict[str, dict] = {}
 
 
@@ -265,6 +267,56 @@ def invalid() -> None:
          "a chain starts at a proper subset of x_{S^c} (overlap 0, valid jump) instead of x_{S^c}")
 
 
+def gap_one_code(m: int) -> ConstantWeightCode:
+    """Two complementary words of length ``m``: each chain rises by ``m/2`` in gap-1 jumps."""
+    half = (1 << (m // 2)) - 1
+    return ConstantWeightCode(m, m // 2, (half, half << (m // 2)), "two complementary halves")
+
+
+def huge_factor_certificate(m: int, q_digits: int) -> dict:
+    """Gap-1 chains at ε = 1/q with a ``q_digits``-digit q: every jump is worth μ = (q − 2)/2.
+
+    The true chain products have about ``m/2 · q_digits`` digits; the stated factors (at
+    most 200 characters) cannot equal them, so only the size of the numbers is attacked.
+    """
+    q = 10 ** (q_digits - 1) + 7
+    fam = build_family(gap_one_code(m), lambda d: tuple(range(d + 1)), 3, plan_name="gap one")
+    c = build_certificate(fam, Fraction(1, q))
+    for ch in c["chains"]:
+        ch["factor"] = "2"
+    for key in ("sum_inverse_squares", "frobenius_squared_below", "ratio"):
+        c["arithmetic"][key] = "1"
+    c["arithmetic"]["rank_at_least"] = 2
+    c["claim"]["rank_at_least"] = 2
+    return rehash(c)
+
+
+def hostile() -> None:
+    """Attacks on the checker's resources and on spellings (issue 7)."""
+    emit("invalid", "huge_chain_product_in_message.json", huge_factor_certificate(48, 197), 1, "chains",
+         "true chain product of ≈ 4,700 digits: the rejection message must print it by size, not crash")
+    emit("malformed", "chain_product_over_limit.json", huge_factor_certificate(120, 197), 2, "limits",
+         "chain product beyond 32,768 bits (60 jumps of ≈ 660 bits): refused before the work, exit 2")
+    c = small()
+    words = [format(x, "064b") for x in range(2**12 - 1, 2**12 - 1 + 3000)]
+    c["claim"]["m"] = c["code"]["length"] = 64
+    c["code"]["words"] = words
+    c["family"]["inputs"] = [{"tokens": [words[0]] * 3, "query": 0, "target": 12}]
+    c["jumps"] = [{"x": words[0], "y": words[1], "z": words[2], "overlaps": [0, 1], "factor": "1", "witnesses": [0, 0, 0]}]
+    c["chains"] = [{"pair": [0, 1], "jumps": [0], "factor": "1"}]
+    emit("invalid", "many_codewords_few_chains.json", rehash(c), 1, "chains",
+         "3,000 codewords and one chain: the count t(t−1) is checked before the quadratic distance check")
+    base = dumps(small())
+    emit("malformed", "negative_zero_integer.json", base.replace('"query": 0', '"query": -0', 1), 2, "format",
+         "-0 spelled for 0: a second spelling of the same integer (and of the same sha256)")
+    first = small()["code"]["words"][0]
+    spelled = "".join("\\u003" + ch for ch in first)
+    emit("malformed", "escaped_token.json", base.replace(f'"{first}"', f'"{spelled}"', 1), 2, "format",
+         "a token spelled with \\u escapes: same parsed value, different bytes")
+    emit("malformed", "escaped_slash_in_rational.json", base.replace('"error_below": "1/2"', '"error_below": "1\\/2"'),
+         2, "format", "a rational spelled 1\\/2: a second spelling of 1/2")
+
+
 def malformed() -> None:
     base = dumps(small())
     emit("malformed", "not_json.json", "this is not a certificate\n", 2, "format", "plain text")
@@ -334,6 +386,7 @@ def main() -> None:
     valid()
     invalid()
     malformed()
+    hostile()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {len(MANIFEST)} files under {os.path.relpath(HERE)}")
 
