@@ -348,7 +348,7 @@ def identities_cmd(as_json: bool) -> int:
               help="jumps: paper, direct or best; unique-minimizer: direct or best.")
 @click.option("--length", "length", type=click.IntRange(3, 64), help="jumps: exact input length n (default 3).")
 @click.option("--heads", "heads", type=click.IntRange(1, 3), help="multihead: H (inputs of length H+2).")
-@click.option("--m", "m", type=click.IntRange(2, 4096), help="multihead: token length (default 2·gap).")
+@click.option("--m", "m", type=click.IntRange(2, 4096), help="multihead: token length (default 2·gap + 2).")
 @click.option("--gap", "gap", type=click.IntRange(1, 2048), help="multihead: overlap gap of the worse keys (default g_H).")
 @click.option("--candidates", "candidates", type=click.IntRange(1, 2048), help="multihead: number of candidate worse keys (default 2).")
 @click.option("--word-length", "word_length", type=click.IntRange(2, 24), help="transcript: M (default 8).")

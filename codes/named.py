@@ -9,8 +9,9 @@ are kept when ``T`` is given.
 * ``greedy:M:Δ`` — the greedy colex code of length ``M``, weight ``M/2``, directed
   distance ``≥ Δ`` (with ``T``, the scan stops after ``T`` words).
 
->>> code_from_spec("greedy:24:7:6").size, code_from_spec("greedy:24:7:6").min_distance
-(6, 7)
+>>> code = code_from_spec("greedy:24:7:6")
+>>> code.size, code.min_distance, dict(code.distance_counts)
+(6, 7, {7: 30})
 >>> code_from_spec("hadamard:20:4").words == code_from_spec("hadamard:20").words[:4]
 True
 >>> code_from_spec("golay")

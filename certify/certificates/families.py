@@ -19,11 +19,11 @@ Kinds (``FAMILY_KINDS``):
 
 >>> doc = family_document("multihead", heads=1)
 >>> doc["m"], doc["counts"], doc["parameters"]["gap"]
-(16, {'inputs': 16, 'groups': 4}, 8)
->>> family_document("transcript", word_length=6, s=1, queries=3)
+(18, {'inputs': 7, 'groups': 2}, 8)
+>>> family_document("transcript", word_length=4, s=1, queries=3)
 Traceback (most recent call last):
 ...
-certify.certificates.families.FamilyInputError: transcript: the greedy code of length 6, weight 3, directed distance ≥ 2 has 2 words, fewer than --queries 3
+certify.certificates.families.FamilyInputError: transcript: the greedy code of length 4, weight 2, directed distance ≥ 2 has 2 words, fewer than --queries 3
 """
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def family_document(kind: str, *, code: str | None = None, chains: str | None = 
     option is out of place). Defaults: ``jumps`` — ``code="rank-nine"``, ``chains="paper"``
     at length 3 and ``"best"`` above, ``length=3``; ``unique-minimizer`` —
     ``code="greedy:24:7:6"``, ``chains="direct"``; ``multihead`` — ``heads=1``,
-    ``gap = g_H``, ``m = 2·gap``, ``candidates=2``; ``transcript`` — ``word_length=8``,
+    ``gap = g_H``, ``m = 2·gap + 2``, ``candidates=2``; ``transcript`` — ``word_length=8``,
     ``s=1``, ``queries=3``, ``weight = word_length/2``.
 
     Raises
@@ -178,7 +178,7 @@ def _multihead(heads, m, gap, candidates) -> dict[str, Any]:
     if not 1 <= H <= 3:
         raise FamilyInputError(f"multihead: --heads must be 1, 2 or 3, not {H}")
     g = g_heads(H) if gap is None else gap
-    M = 2 * g if m is None else m
+    M = 2 * g + 2 if m is None else m
     K = 2 if candidates is None else candidates
     if not 2 <= M <= MAX_MULTIHEAD_M or M % 2:
         raise FamilyInputError(f"multihead: --m must be an even number between 2 and {MAX_MULTIHEAD_M}, not {M}")

@@ -195,10 +195,12 @@ def describe(cert: dict[str, Any]) -> list[str]:
         for a in code["words"] for b in code["words"] if a != b
     )
     ratio = Fraction(ar["ratio"])
+    per = len(cert["jumps"][0]["witnesses"])  # 3 (Y, Z, W; A.2) or 4 (Y, Z, M₀, M₁; A.4)
     return [
         f"claim       r ≥ {claim['rank_at_least']} for one normalized nonnegative kernel-attention head on "
         f"{claim['m']}-bit tokens,",
-        f"            error < {claim['error_below']} on every input of the family, exact length {claim['length']}",
+        f"            error < {claim['error_below']} on every input of the family, exact length {claim['length']}"
+        + (" (three distinct tokens, a unique minimizer)" if "inputs" in claim else ""),
         f"code        {t} words, length {code['length']}, weight {code['weight']}, directed distances "
         + ", ".join(f"{d}×{c}" for d, c in sorted(dists.items())),
         f"            made from: {cert.get('producer', {}).get('code', 'unspecified')}",
@@ -206,7 +208,7 @@ def describe(cert: dict[str, Any]) -> list[str]:
         f"{n_jumps} jumps: " + ", ".join(f"gap {g} → factor {f} ×{c}" for (g, f), c in sorted(gaps.items())),
         "            chain factors F: " + ", ".join(f"{f} ×{c}" for f, c in sorted(chain_f.items(), key=lambda kv: Fraction(kv[0]))),
         f"family      {n_inputs} inputs of length {claim['length']} "
-        f"(3 witnesses × {n_jumps} jumps = {3 * n_jumps}, {3 * n_jumps - n_inputs} shared)",
+        f"({per} witnesses × {n_jumps} jumps = {per * n_jumps}, {per * n_jumps - n_inputs} shared)",
         f"arithmetic  ‖C‖_F² < {t} + Σ F⁻² = {t} + {ar['sum_inverse_squares']} = {ar['frobenius_squared_below']}",
         f"            {t}² / ‖C‖_F² > {t * t} / ({ar['frobenius_squared_below']}) = {ar['ratio']}"
         + (f" ≈ {float(ratio):.4f}" if ratio.denominator != 1 else "")

@@ -30,16 +30,13 @@ from typing import Any
 from codes import ConstantWeightCode, code_from_spec
 from witnesses import WitnessFamily, unique_minimizer_family
 
-from ..check import MODEL, format_rational
+from ..check import MODEL, UM_FORMAT, UM_INPUTS, UM_VERSION, format_rational
 from ..lemmas.unique_minimizer import effective_factor
 from .producer import CertificateBuildError, assemble
 
 __all__ = ["UM_FORMAT", "UM_VERSION", "UM_INPUTS", "DEFAULT_CODE", "build_unique_minimizer_certificate",
            "unique_minimizer_certificate"]
 
-UM_FORMAT = "certify.unique-minimizer-certificate"
-UM_VERSION = 1
-UM_INPUTS = "three-distinct-tokens-unique-minimizer"
 DEFAULT_CODE = "greedy:24:7:6"
 
 
