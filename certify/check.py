@@ -838,7 +838,8 @@ def _parse_unique_minimizer(doc: dict[str, Any]) -> dict[str, Any]:
     if claim["inputs"] != UM_INPUTS:
         _malformed("claim.inputs", f"expected {UM_INPUTS!r}, got {_kind(claim['inputs'])}")
     m = _int(claim["m"], "claim.m", 3, MAX_TOKEN_BITS)
-    _int(claim["length"], "claim.length", 3, 3)
+    if _int(claim["length"], "claim.length") != 3:
+        _malformed("claim.length", f"this kind covers exact length 3 (A.4), got {claim['length']}")
     if parse_rational(claim["error_below"], "claim.error_below") != Fraction(1, 2):
         _malformed("claim.error_below", f"this kind is for error < 1/2 (the weights 1, 2 of K), got {claim['error_below']!r}")
     _int(claim["rank_at_least"], "claim.rank_at_least", 1)

@@ -86,7 +86,7 @@ def test_a_repeated_token_breaks_the_distinct_tokens_claim():
 
 @pytest.mark.parametrize("edit,match", [
     (lambda c: c["claim"].update(error_below="1/4"), "error < 1/2"),
-    (lambda c: c["claim"].update(length=4), "out of range"),
+    (lambda c: c["claim"].update(length=4), "exact length 3"),
     (lambda c: c["claim"].update(inputs="any"), "claim.inputs"),
     (lambda c: c["jumps"][0]["witnesses"].pop(), "array of 3 items"),
     (lambda c: c["code"].update(length=26), "claim.m − 2"),
@@ -106,3 +106,17 @@ def test_rank_certificates_are_unaffected_by_the_dispatch():
     with pytest.raises(CertificateError) as info:  # read as the other kind: a format error, never a verdict
         check(rehash(c))
     assert info.value.exit_code == 2 and "claim" in str(info.value)
+
+
+def test_schema_describes_what_the_producer_writes():
+    from pathlib import Path
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "unique-minimizer-certificate.schema.json").read_text())
+    jsonschema.validate(CERT, schema)
+    jsonschema.validate(unique_minimizer_certificate("hadamard:20:4"), schema)
+    bad = copy.deepcopy(CERT)
+    bad["jumps"][0]["witnesses"].pop()
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
