@@ -198,7 +198,8 @@ def _multihead(heads, m, gap, candidates) -> dict[str, Any]:
         cands.append(base | window)
     fam = multihead_family(x, y, tuple(cands), H, M, min_gap=1)
     return {
-        "title": f"replacement family X_A, A ⊆ [{H + 1}], at exact length {H + 2}, for every {H}-tuple of {K} candidate keys",
+        "title": f"replacement family X_A, A ⊆ [{H + 1}], at exact length {H + 2}, for each of the {K ** H} choices "
+                 f"of {H} worse key{'s' if H > 1 else ''} among {K} candidates",
         "reference": "B.1; docs/math.md §9",
         "parameters": {"heads": H, "m": M, "gap": g, "g_H": g_heads(H), "candidates": K},
         "m": M,

@@ -75,7 +75,7 @@ class InputCount(int):
         return obj
 
     def __repr__(self) -> str:
-        parts = [f"{p}·{b}{_sup(n)}" if p != 1 else f"{b}{_sup(n)}" for p, b, n in self.terms]
+        parts = [f"{p}·{b:,}{_sup(n)}" if p != 1 else f"{b:,}{_sup(n)}" for p, b, n in self.terms]
         return f"{' + '.join(parts)} = {int(self):,}"
 
     __str__ = __repr__
