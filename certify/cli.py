@@ -348,9 +348,9 @@ def identities_cmd(as_json: bool) -> int:
               help="jumps: paper, direct or best; unique-minimizer: direct or best.")
 @click.option("--length", "length", type=click.IntRange(3, 64), help="jumps: exact input length n (default 3).")
 @click.option("--heads", "heads", type=click.IntRange(1, 3), help="multihead: H (inputs of length H+2).")
-@click.option("--m", "m", type=click.IntRange(2, 4096), help="multihead: token length (default 2·gap + 2).")
-@click.option("--gap", "gap", type=click.IntRange(1, 2048), help="multihead: overlap gap of the worse keys (default g_H).")
-@click.option("--candidates", "candidates", type=click.IntRange(1, 2048), help="multihead: number of candidate worse keys (default 2).")
+@click.option("--m", "m", type=click.IntRange(2, 16384), help="multihead: token length (default 2·gap + 2).")
+@click.option("--gap", "gap", type=click.IntRange(1, 8192), help="multihead: overlap gap of the worse keys (default g_H).")
+@click.option("--candidates", "candidates", type=click.IntRange(1, 8192), help="multihead: number of candidate worse keys (default 2).")
 @click.option("--word-length", "word_length", type=click.IntRange(2, 24), help="transcript: M (default 8).")
 @click.option("--s", "s", type=click.IntRange(1, 64), help="transcript: answers 0…s (default 1).")
 @click.option("--queries", "queries", type=click.IntRange(1, 64), help="transcript: q query tokens (default 3).")
@@ -367,13 +367,18 @@ def family_cmd(kind, out, as_json, **options) -> int:
     from .certificates.families import FamilyInputError, family_document
     from .certificates.producer import write_certificate
 
+    from .check import Progress
+
+    bar = Progress(f"certify family {kind}")  # building and writing the largest families takes seconds
     try:
         doc = family_document(kind, **options)
+        bar.update(len(doc["family"]["inputs"]), f"inputs built, writing {out}")
         write_certificate(doc, out)
     except FamilyInputError as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    bar.close()
     inputs = doc["family"]["inputs"]
     lengths = sorted({len(x["tokens"]) for x in inputs})
     if as_json:
@@ -408,12 +413,12 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
     from codes import CodeError, code_from_spec
     from witnesses import WitnessError, unique_minimizer_family
 
-    from .certificates.families import _plan
+    from .certificates.families import chain_plan
     from .certificates.producer import CertificateBuildError, describe, write_certificate
     from .certificates.unique_minimizer import build_unique_minimizer_certificate
 
     try:
-        fam = unique_minimizer_family(code_from_spec(code), _plan(chains, 3, True), plan_name=chains)
+        fam = unique_minimizer_family(code_from_spec(code), chain_plan(chains, 3, True), plan_name=chains)
         cert = build_unique_minimizer_certificate(fam)
     except (CodeError, WitnessError, CertificateBuildError) as exc:
         raise InputError(f"--code {code}: {exc}") from None

@@ -78,7 +78,8 @@ def test_transcript_overlaps(docs):
     ("unique-minimizer", {"chains": "paper"}, "direct or best"),
     ("multihead", {"heads": 1, "m": 10}, "--gap must be between 1 and m/2 = 5"),
     ("multihead", {"heads": 1, "candidates": 100}, "--candidates"),
-    ("transcript", {"word_length": 24, "s": 9, "queries": 9}, "more than 1,000,000"),
+    ("transcript", {"word_length": 24, "s": 9, "queries": 9}, "the limits are 1,000,000 inputs and 32 MiB"),
+    ("jumps", {"code": "hadamard:128"}, r"up to 480,060 inputs \(a file of about 220 MiB\)"),
     ("nope", {}, "unknown family kind"),
 ])
 def test_bad_options(kind, options, match):

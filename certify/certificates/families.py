@@ -41,14 +41,16 @@ from witnesses import (
 
 from .. import __version__
 
-__all__ = ["FAMILY_FORMAT", "FAMILY_VERSION", "FAMILY_KINDS", "MAX_FAMILY_INPUTS", "FamilyInputError",
-           "family_document"]
+__all__ = ["FAMILY_FORMAT", "FAMILY_VERSION", "FAMILY_KINDS", "MAX_FAMILY_INPUTS", "MAX_FAMILY_BYTES",
+           "FamilyInputError",
+           "chain_plan", "family_document"]
 
 FAMILY_FORMAT = "certify.family"
 FAMILY_VERSION = 1
 FAMILY_KINDS = ("jumps", "unique-minimizer", "multihead", "transcript")
 MAX_FAMILY_INPUTS = 1_000_000
-MAX_MULTIHEAD_M = 4096
+MAX_FAMILY_BYTES = 32 * 2**20
+MAX_MULTIHEAD_M = 16384  # H = 3 needs m ≥ 2·g_3 = 10,936
 
 
 class FamilyInputError(ValueError):
@@ -59,13 +61,27 @@ def _bits(x: int, m: int) -> str:
     return format(x, f"0{m}b")[::-1]
 
 
-def _refuse_large(kind: str, count: int) -> None:
-    if count > MAX_FAMILY_INPUTS:
-        raise FamilyInputError(f"{kind}: the family would have {count:,} inputs, more than {MAX_FAMILY_INPUTS:,}")
+def _refuse_large(kind: str, count: int, length: int, m: int) -> None:
+    """Refuse before building: more than ``MAX_FAMILY_INPUTS`` inputs, or a file over ``MAX_FAMILY_BYTES``.
+
+    The size estimate is ``count·(length·(m + 12) + 60)`` bytes (a token is ``m``
+    characters plus quotes, separator and indentation; ``query``/``target`` about 60);
+    families within it take seconds to write, and check-kernel reads them back. For
+    jump families ``count`` is the number of witness slots (before shared inputs are
+    merged), an upper bound.
+    """
+    size = count * (length * (m + 12) + 60)
+    if count > MAX_FAMILY_INPUTS or size > MAX_FAMILY_BYTES:
+        raise FamilyInputError(f"{kind}: the family would have up to {count:,} inputs (a file of about {size / 2**20:,.0f} MiB); "
+                               f"the limits are {MAX_FAMILY_INPUTS:,} inputs and {MAX_FAMILY_BYTES // 2**20} MiB")
 
 
-def _plan(name: str, length: int, unique: bool):
-    """A chain plan by name; ``best`` maximizes the product of the per-gap factors."""
+def chain_plan(name: str, length: int, unique: bool):
+    """A chain plan by name (docs/math.md §4): ``paper``, ``direct``, or ``best``.
+
+    ``best`` maximizes the product of the per-gap factors: ``μ_g`` of weight domination
+    at exact length ``length`` (error 1/2), or ``(g−1)/2`` of A.4 when ``unique``.
+    """
     from ..lemmas.amplification import best_split, levels_from_gaps
     from ..lemmas.unique_minimizer import effective_factor
 
@@ -74,6 +90,20 @@ def _plan(name: str, length: int, unique: bool):
     if unique:
         return lambda d: levels_from_gaps(best_split(d, factor=effective_factor)[1])
     return lambda d: levels_from_gaps(best_split(d, length)[1])
+
+
+def _witness_bound(code: ConstantWeightCode, levels, per_jump: int) -> int:
+    """At most ``per_jump`` inputs per chain step, summed over the ordered pairs (cheap, before building)."""
+    from witnesses import PLANS
+
+    plan = PLANS.get(levels, levels) if isinstance(levels, str) else levels
+    steps = 0
+    for d, count in code.distance_counts.items():
+        try:
+            steps += count * (len(plan(d)) - 1)
+        except (WitnessError, ValueError):
+            pass  # the builder reports the pair it cannot bridge
+    return per_jump * steps
 
 
 def _chained(kind: str, fam: WitnessFamily, code_spec: str, chains: str) -> dict[str, Any]:
@@ -145,8 +175,9 @@ def _jumps(code, chains, length) -> dict[str, Any]:
     if plan not in ("paper", "direct", "best"):
         raise FamilyInputError(f"jumps: --chains must be paper, direct or best, not {plan!r}")
     words = _code("jumps", spec)
-    _refuse_large("jumps", 3 * words.size * (words.size - 1) * max(1, words.length // 2))
-    fam = build_family(words, _plan(plan, n, False), n, plan_name=plan)
+    levels = chain_plan(plan, n, False)
+    _refuse_large("jumps", _witness_bound(words, levels, 3), n, words.length)
+    fam = build_family(words, levels, n, plan_name=plan)
     out = _chained("jumps", fam, spec, plan)
     out.update(title=f"weight-domination witnesses Y, Z, W of every jump, exact length {n}",
                reference="A.2; docs/math.md §3–§4", m=words.length,
@@ -162,8 +193,9 @@ def _unique(code, chains) -> dict[str, Any]:
     if plan not in ("direct", "best"):
         raise FamilyInputError(f"unique-minimizer: --chains must be direct or best, not {plan!r}")
     words = _code("unique-minimizer", spec)
-    _refuse_large("unique-minimizer", 4 * words.size * (words.size - 1) * max(1, words.length // 6))
-    fam = unique_minimizer_family(words, _plan(plan, 3, True), plan_name=plan)
+    levels = chain_plan(plan, 3, True)
+    _refuse_large("unique-minimizer", _witness_bound(words, levels, 4), 3, words.length + 2)
+    fam = unique_minimizer_family(words, levels, plan_name=plan)
     out = _chained("unique-minimizer", fam, spec, plan)
     out.update(title="typed inputs Y, Z, M₀, M₁ of every jump: three distinct tokens, unique minimizer, length 3",
                reference="A.4; docs/math.md §7", m=words.length + 2,
@@ -187,7 +219,7 @@ def _multihead(heads, m, gap, candidates) -> dict[str, Any]:
     windows = 1 if g == M // 2 else M // 2
     if not 1 <= K <= windows:
         raise FamilyInputError(f"multihead: --candidates must be between 1 and {windows} at m = {M}, gap {g}, not {K}")
-    _refuse_large("multihead", K ** H * 2 ** (H + 1))
+    _refuse_large("multihead", K ** H * 2 ** (H + 1), H + 2, M)
     h = M // 2
     x = (1 << h) - 1
     y = x << h
@@ -223,7 +255,7 @@ def _transcript(word_length, s, queries, weight) -> dict[str, Any]:
         raise FamilyInputError(f"transcript: --weight must be between 1 and {M}, not {h}")
     if not 1 <= s_ <= 64 or not 1 <= q <= 64:
         raise FamilyInputError(f"transcript: --s and --queries must be between 1 and 64, not {s_} and {q}")
-    _refuse_large("transcript", q * (s_ + 1) ** q)
+    _refuse_large("transcript", q * (s_ + 1) ** q, 2 * q, 2 + M + s_)
     code = greedy_code(M, h, s_ + 1, cap=q)
     if code.size < q:
         raise FamilyInputError(f"transcript: the greedy code of length {M}, weight {h}, directed distance ≥ {s_ + 1} "

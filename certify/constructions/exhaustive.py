@@ -254,7 +254,8 @@ def run(c: Construction, parameters: dict[str, Any], progress: bool = True) -> R
     bound = c.int_bound()
     if bound >= _INT64:
         raise ConstructionInputError(
-            f"{c.name} at m = {c.m}: the exact integers could reach {bound:.3e} ≥ 2^63; lower --m or the length")
+            f"{c.name} at m = {c.m}, lengths {', '.join(map(str, c.lengths))}: the exact integers could reach "
+            f"{bound:.3e} ≥ 2^63 (int64); lower --m, the length or the degree")
     m, mask = c.m, (1 << c.m) - 1
     best: tuple[Fraction, tuple[int, ...], int] | None = None
     failing = done = 0
