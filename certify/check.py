@@ -89,6 +89,7 @@ __all__ = [
     "UM_VERSION",
     "UM_INPUTS",
     "check_unique_minimizer",
+    "UniqueMinimizerVerified",
     "exact_text",
     "safe_output_streams",
     "run",

@@ -232,7 +232,7 @@ def construction_cmd(name, m, length, degree, rank, family_path, out, as_json) -
     """
     from .constructions import EXHAUSTIVE
     from .constructions.exhaustive import ConstructionError, ConstructionInputError, domain_kernel_rank, run
-    from .constructions.render import render_one_hot, render_result
+    from .constructions.render import render_result
 
     def refuse(option: str, value) -> None:
         if value not in (None, False):
@@ -319,9 +319,12 @@ def identities_cmd(as_json: bool) -> int:
     """
     import sympy
 
+    from .check import Progress
     from .lemmas.identities import all_identities
 
-    results = all_identities()
+    bar = Progress("certify identities", total=5)
+    results = all_identities(progress=lambda done, group: bar.update(done, group))
+    bar.close()
     ok = all(r.holds for r in results)
     if as_json:
         click.echo(json.dumps({"schema": "certify.identities/1", "sympy": sympy.__version__, "all_hold": ok,

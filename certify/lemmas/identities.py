@@ -31,8 +31,8 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations_with_replacement, product
-from typing import Any
+from itertools import combinations_with_replacement
+from typing import Any, Callable
 
 from .domination import witness_sums
 from .unique_minimizer import four_input_sums
@@ -240,6 +240,18 @@ def softmax_error(max_length: int = 5) -> Identity:
                      f"for every length n ≤ {max_length} and number of minimizers |M| = 1…n, symbolic τ, t, d_j > 0")
 
 
-def all_identities() -> list[Identity]:
-    """Every identity, in the order ``certify identities`` prints them."""
-    return [*weight_domination(), *unique_minimizer(), *finite_differences(), multihead_numerator(), softmax_error()]
+def all_identities(progress: Callable[[int, str], None] | None = None) -> list[Identity]:
+    """Every identity, in the order ``certify identities`` prints them.
+
+    ``progress(done, group)`` is called before each group (the whole run takes seconds).
+    """
+    steps = [("weight domination", weight_domination), ("unique minimizer", unique_minimizer),
+             ("finite differences", finite_differences), ("multihead numerator", multihead_numerator),
+             ("dense softmax", softmax_error)]
+    out: list[Identity] = []
+    for k, (name, step) in enumerate(steps):
+        if progress is not None:
+            progress(k, name)
+        result = step()
+        out.extend(result if isinstance(result, list) else [result])
+    return out
