@@ -340,14 +340,14 @@ def parse_memory_estimate(data: bytes) -> int:
     """An upper estimate, in bytes, of the memory Python's ``json`` needs to parse ``data``.
 
     Linear and cheap (four byte counts): at most 200 bytes per object, 100 per array and
-    48 per value separator, plus twice the text (the decoded string and the strings'
+    64 per value separator, plus twice the text (the decoded string and the strings'
     contents), four times when non-ASCII characters widen Python's string storage. It
     bounds the memory measured for every kind of JSON element (docs/certificate-format.md,
     "Limits"), so a file of a few megabytes of ``[]`` cannot make the parser use gigabytes.
     """
     width = 2 if data.isascii() else 5
     return (200 * data.count(b"{") + 100 * data.count(b"[")
-            + 48 * (data.count(b",") + data.count(b":")) + width * len(data))
+            + 64 * (data.count(b",") + data.count(b":")) + width * len(data))
 
 
 def _escapes_needed(node: Any) -> int:
@@ -433,7 +433,7 @@ def _obj(v: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...
         _malformed(where, f"expected an object, got {_kind(v)}")
     for key in v:
         if key not in required and key not in optional:
-            _malformed(where, f"unknown key {key!r}")
+            _malformed(where, f"unknown key {key[:40]!r}{'…' if len(key) > 40 else ''}")
     for key in required:
         if key not in v:
             _malformed(where, f"missing required key {key!r}")

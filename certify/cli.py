@@ -135,6 +135,13 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
         raise InputError("give exactly one of --m M and --m-range A:B[:STEP]")
     if plot and m_range is None:
         raise InputError("--plot needs --m-range A:B[:STEP]")
+    if plot:
+        from .bounds.plot import PlotUnavailable, check_plot_path
+
+        try:
+            check_plot_path(plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
     if m is not None and s is not None and s > m - 3:
         raise InputError(f"--s {s} leaves no room: the transcript bound needs m ≥ s + 3")
     try:
@@ -184,29 +191,18 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
     1: it does not; 2: bad input; 3: a result contradicts the certified theorem.
     """
-    import sys as _sys
+    from .kernels.audit import run_check
 
-    from .kernels.audit import FamilyFormatError, KernelContradiction, check_kernel, load_family
-    from .kernels.table import TableFormatError, load_table
-    from .kernels.lp import LPError
-
-    if hasattr(_sys, "set_int_max_str_digits"):
-        _sys.set_int_max_str_digits(0)
-    try:
-        tab = load_table(table)
-        fam = load_family(family_path)
-        report = check_kernel(tab, fam, search_readout=search_readout)
-    except (TableFormatError, FamilyFormatError) as exc:
-        raise InputError(str(exc)) from None
-    except (KernelContradiction, LPError) as exc:
-        raise Contradiction(str(exc)) from None
+    code, result = run_check(table, family_path, search_readout)
+    if isinstance(result, str):
+        raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
     if as_json:
-        click.echo(json.dumps(report.to_json()))
+        click.echo(json.dumps(result.to_json()))
     else:
         click.echo(f"certify check-kernel {table}")
-        for line in report.text():
+        for line in result.text():
             click.echo("  " + line)
-    return EXIT_VERIFIED if report.ok else 1
+    return code
 
 # --------------------------------------------------------------------------- constructions, identities, families (issue 9)
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from certify.kernels.audit import (
     KernelContradiction, assert_consistent, check_kernel, load_family, _detect_jumps,
 )
-from certify.kernels.table import KernelTable, TableFormatError, _validate, load_table
+from certify.kernels.table import KernelTable, TableFormatError, load_table
 
 from conftest import CORPUS, ROOT
 
@@ -20,7 +20,7 @@ SMALL = load_family(str(CORPUS / "valid" / "small_paper.json"))
 
 def table_from(tokens, m, **fields) -> KernelTable:
     raw = {"tokens": [format(x, f"0{m}b")[::-1] for x in tokens], **fields}
-    return _validate(raw, lambda v, name: [[Fraction(x) for x in row] for row in v] if name != "beta" else [Fraction(x) for x in v])
+    return KernelTable.from_dict(raw)
 
 
 def family_tokens(fam):
@@ -68,9 +68,11 @@ def test_found_readout_solves_when_written_back():
     for q, row in rep.readout.items():
         for z, g in row.items():
             w[pos[q]][pos[z]] = Fraction(g)
-    fields = dict(base.fields)
-    fields.update(beta=[Fraction(0)] * len(toks), w=w)
-    rep2 = check_kernel(KernelTable(fields), RANK_NINE)
+    n = len(toks)
+    r = base.width
+    phi = {f: [[base.entry(f, i, k) for k in range(r)] for i in range(n)] for f in ("phi_q", "phi_k")}
+    rep2 = check_kernel(KernelTable.from_dict({"tokens": [format(x, "024b")[::-1] for x in toks], **phi,
+                                              "beta": [Fraction(0)] * n, "w": w}), RANK_NINE)
     assert rep2.solves
 
 
