@@ -27,7 +27,7 @@ def test_every_kind_is_covered(docs):
 def test_files_are_read_back_with_their_targets(tmp_path, docs, name):
     doc = docs[name]
     path = tmp_path / "f.json"
-    path.write_text(json.dumps(doc))
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     fam = load_family(str(path))  # Input.from_json recomputes and compares every target
     assert len(fam.inputs) == doc["counts"]["inputs"] == len(doc["family"]["inputs"])
     assert fam.m == doc["m"] and doc["format"] == "certify.family" and doc["version"] == 1
@@ -48,7 +48,7 @@ def test_length_five_jumps_use_gap_two_steps(docs):
 
 def test_unique_minimizer_inputs(docs, tmp_path):
     path = tmp_path / "f.json"
-    path.write_text(json.dumps(docs["unique-minimizer"]))
+    path.write_text(json.dumps(docs["unique-minimizer"], ensure_ascii=False), encoding="utf-8")
     assert all(has_unique_minimizer(X) for X in load_family(str(path)).inputs)
 
 

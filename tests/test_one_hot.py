@@ -41,7 +41,7 @@ def test_any_certificate_family(tmp_path):
 
 def test_family_file_with_longer_inputs(tmp_path):
     path = tmp_path / "transcript.json"
-    path.write_text(json.dumps(family_document("transcript", word_length=6, s=1, queries=3)))
+    path.write_text(json.dumps(family_document("transcript", word_length=6, s=1, queries=3), ensure_ascii=False), encoding="utf-8")
     table, rep = check_one_hot(load_family(str(path)))
     assert table["base"] == 12 and rep.solves
 

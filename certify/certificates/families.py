@@ -40,6 +40,7 @@ from witnesses import (
 )
 
 from .. import __version__
+from ..check import MAX_TOKEN_BITS
 
 __all__ = ["FAMILY_FORMAT", "FAMILY_VERSION", "FAMILY_KINDS", "MAX_FAMILY_INPUTS", "MAX_FAMILY_BYTES",
            "FamilyInputError",
@@ -50,7 +51,7 @@ FAMILY_VERSION = 1
 FAMILY_KINDS = ("jumps", "unique-minimizer", "multihead", "transcript")
 MAX_FAMILY_INPUTS = 1_000_000
 MAX_FAMILY_BYTES = 32 * 2**20
-MAX_MULTIHEAD_M = 16384  # H = 3 needs m ≥ 2·g_3 = 10,936
+
 
 
 class FamilyInputError(ValueError):
@@ -212,8 +213,12 @@ def _multihead(heads, m, gap, candidates) -> dict[str, Any]:
     g = g_heads(H) if gap is None else gap
     M = 2 * g + 2 if m is None else m
     K = 2 if candidates is None else candidates
-    if not 2 <= M <= MAX_MULTIHEAD_M or M % 2:
-        raise FamilyInputError(f"multihead: --m must be an even number between 2 and {MAX_MULTIHEAD_M}, not {M}")
+    if M > MAX_TOKEN_BITS:  # check-kernel --family reads tokens of at most MAX_TOKEN_BITS bits
+        why = (f"; gap {g} needs m ≥ 2·gap + 2 = {2 * g + 2}" if m is None else "")
+        raise FamilyInputError(f"multihead: tokens of {M:,} bits exceed the {MAX_TOKEN_BITS:,}-bit limit of family files{why} "
+                               f"(H = 3 needs g_3 = 5,468; a smaller --gap gives a family below B.1's threshold)")
+    if not 2 <= M or M % 2:
+        raise FamilyInputError(f"multihead: --m must be an even number between 2 and {MAX_TOKEN_BITS}, not {M}")
     if not 1 <= g <= M // 2:
         raise FamilyInputError(f"multihead: --gap must be between 1 and m/2 = {M // 2}, not {g}")
     windows = 1 if g == M // 2 else M // 2
