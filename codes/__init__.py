@@ -4,6 +4,7 @@ The bottom layer of the project: ``codes`` ← ``witnesses`` ← ``certify``.
 """
 from .constant_weight import CodeError, ConstantWeightCode, colex_words, greedy_code, verify_code
 from .hadamard import hadamard_code, paley_hadamard, rank_nine_code
+from .named import code_from_spec
 from .packing import MiddleLayer, gv_count, middle_ball
 from .tokens import (
     TokenFormatError,
@@ -19,6 +20,7 @@ from .tokens import (
 
 __all__ = [
     "CodeError",
+    "code_from_spec",
     "ConstantWeightCode",
     "TokenFormatError",
     "colex_words",

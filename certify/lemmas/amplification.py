@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .domination import HALF, domination_factor
 from ..exact import exact
@@ -49,12 +49,14 @@ def chain_factor(factors: Iterable) -> Fraction:
     return product
 
 
-def best_split(rise: int, length: int = 3, error=HALF) -> tuple[Fraction, tuple[int, ...]]:
+def best_split(rise: int, length: int = 3, error=HALF,
+               factor: Callable[[int], Fraction] | None = None) -> tuple[Fraction, tuple[int, ...]]:
     """The split of an overlap rise into gaps that maximizes the chain factor ``Π μ_{g_i}``.
 
     Only gaps with ``μ_g ≥ 1`` are used (at ``n = 3, ε = 1/2``: ``g ≥ 2``, ``μ_g = g − 1``);
     docs/math.md §4 lists the maxima 1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27 for ``d = 2..12``.
     Exact dynamic programming over ``d``; ties go to fewer jumps, then larger first gap.
+    ``factor`` replaces ``μ_g`` by another per-gap factor (e.g. ``(g−1)/2`` of A.4).
 
     Returns
     -------
@@ -71,7 +73,7 @@ def best_split(rise: int, length: int = 3, error=HALF) -> tuple[Fraction, tuple[
     def best(d: int) -> tuple[Fraction, tuple[int, ...]] | None:
         top: tuple[Fraction, tuple[int, ...]] | None = None
         for g in range(d, 0, -1):
-            mu = domination_factor(g, length, eps)
+            mu = domination_factor(g, length, eps) if factor is None else factor(g)
             if mu < 1:
                 continue
             if g == d:
