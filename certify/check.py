@@ -19,7 +19,7 @@ checks, in order (each step's name appears in its rejection messages):
     The JSON shape: known keys only, every required key present, integers where
     integers belong (no floats, no sign, no huge numbers), rationals as canonical
     ``"p/q"`` strings, tokens as 0/1 strings of length ``m``, queries in range, no
-    escape sequence where no character needs one (one spelling per value).
+    escape of a printable ASCII character (one spelling per number, token and key).
 ``integrity``
     ``sha256`` equals the SHA-256 of the canonical JSON of everything else.
 ``code``
@@ -350,22 +350,32 @@ def parse_memory_estimate(data: bytes) -> int:
             + 64 * (data.count(b",") + data.count(b":")) + width * len(data))
 
 
-def _escapes_needed(node: Any) -> int:
-    """Backslashes in the minimal spelling of every string (keys and values) under ``node``."""
-    if isinstance(node, str):
-        return json.dumps(node, ensure_ascii=False).count("\\")
-    if isinstance(node, dict):
-        return sum(_escapes_needed(k) + _escapes_needed(v) for k, v in node.items())
-    if isinstance(node, list):
-        return sum(_escapes_needed(v) for v in node)
-    return 0
+_ESCAPE = re.compile(rb'\\(?:u([0-9a-fA-F]{4})|(.))', re.S)
+
+
+def _needless_escape(raw: bytes) -> str | None:
+    """The first escape that spells a printable ASCII character (``\\u0031``, ``\\/``), if any.
+
+    JSON needs escapes only for ``"``, ``\\`` and control characters; a non-ASCII
+    character may be written literally or as ``\\uXXXX`` (both standard outputs of JSON
+    writers, and only free text such as ``producer.note`` has any). Every other escape
+    is a second spelling of a token, number or key, and is refused.
+    """
+    for mo in _ESCAPE.finditer(raw):
+        if mo.group(1) is not None:
+            code = int(mo.group(1), 16)
+            if 0x20 <= code < 0x7F:
+                return mo.group(0).decode("ascii")
+        elif mo.group(2) == b"/":
+            return "\\/"
+    return None
 
 
 def loads(data: bytes | str) -> dict[str, Any]:
     """Parse certificate JSON strictly, with the memory bound checked first.
 
     Refused: floats, exponents, NaN/Infinity, negative or huge integers, repeated keys,
-    escape sequences where a character needs none (``"\\u0031"`` for ``"1"``), and text
+    escapes of printable ASCII characters (``"\\u0031"`` for ``"1"``), and text
     whose parse would need more than ``MAX_PARSE_MEMORY`` bytes.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -394,15 +404,11 @@ def loads(data: bytes | str) -> dict[str, Any]:
         raise CertificateFormatError("format", "JSON nested too deeply") from None
     if not isinstance(doc, dict):
         _malformed("document", f"expected a JSON object, got {_kind(doc)}")
-    backslashes = raw.count(b"\\")
-    if backslashes:
-        try:
-            needed = _escapes_needed(doc)
-        except RecursionError:
-            raise CertificateFormatError("format", "JSON nested too deeply") from None
-        if backslashes != needed:
-            _malformed("document", f"{backslashes - needed} escape sequence(s) where no character needs one; "
-                       "tokens, numbers and keys are spelled literally (one spelling per value)")
+    if b"\\" in raw:
+        needless = _needless_escape(raw)
+        if needless is not None:
+            _malformed("document", f"escape sequence {needless} spells a printable ASCII character; tokens, "
+                       "numbers and keys are written literally (one spelling per value)")
     return doc
 
 

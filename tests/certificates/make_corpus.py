@@ -314,6 +314,11 @@ def hostile() -> None:
     spelled = "".join("\\u003" + ch for ch in first)
     emit("malformed", "escaped_token.json", base.replace(f'"{first}"', f'"{spelled}"', 1), 2, "format",
          "a token spelled with \\u escapes: same parsed value, different bytes")
+    c = small()
+    c["producer"]["note"] = "Paley, «Hadamard», Gödel — naïve café"
+    emit("valid", "non_ascii_note_escaped.json", json.dumps(rehash(c), ensure_ascii=True) + "\n", 0, None,
+         "free text with non-ASCII characters written as \\uXXXX escapes (Python's json.dumps default)")
+    emit("valid", "non_ascii_note_literal.json", rehash(c), 0, None, "the same free text written literally (UTF-8)")
     emit("malformed", "escaped_slash_in_rational.json", base.replace('"error_below": "1/2"', '"error_below": "1\\/2"'),
          2, "format", "a rational spelled 1\\/2: a second spelling of 1/2")
 
