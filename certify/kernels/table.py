@@ -357,24 +357,16 @@ def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -
         if cols is not None and shape[1] != cols:
             raise TableFormatError(f"{name} has {shape[1]:,} columns; expected {cols:,}")
 
-    if has_factors:
-        r = shapes["phi_q"][1]
-        if r < 1:
-            raise TableFormatError("phi_q needs at least one column")
-        rows("phi_q", r)
-        rows("phi_k", r)
-    else:
-        rows("kernel", N)
+    def width(name: str) -> int:
+        if shapes[name][1] < 1:
+            raise TableFormatError(f"{name} needs at least one column")
+        return shapes[name][1]
+
+    pairs = [("phi_q", width("phi_q")), ("phi_k", width("phi_q"))] if has_factors else [("kernel", N)]
     if "beta" in names:
-        rows("beta", None)
-        if "values" in names:
-            dv = shapes["values"][1]
-            if dv < 1:
-                raise TableFormatError("values needs at least one column")
-            rows("values", dv)
-            rows("w", dv)
-        else:
-            rows("w", N)
+        pairs += [("beta", None)] + ([("values", width("values")), ("w", width("values"))] if "values" in names else [("w", N)])
+    for name, cols in pairs:
+        rows(name, cols)
 
 
 # --------------------------------------------------------------------------- .npz
