@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 import types
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bench_rank_nine import run  # noqa: E402
 
 BASELINE_REV = "b745acb"
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -44,13 +48,10 @@ def load_module(rev: str, path: str, name: str) -> types.ModuleType:
 
 def run_cpu(cmd: list[str], cwd: str, ok: tuple[int, ...] = (0,)) -> tuple[float, float, int]:
     """Wall time (s), CPU time (user + system, s) and peak RSS (KiB) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in ok:
-        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, rss = run(cmd, cwd, ok)  # bench_rank_nine.run reaps the child, so its CPU lands in RUSAGE_CHILDREN
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, rss
 
 
 def cpu(f):
