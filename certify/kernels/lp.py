@@ -58,6 +58,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 __all__ = ["LPError", "as_fmpq", "simplex", "Feasibility", "strict_feasibility", "decide_feasibility",
@@ -75,8 +76,7 @@ def as_fmpq(v: Any, name: str = "value"):
     throughout, so exact inputs are taken as they come, without a detour through
     ``Fraction``.
     """
-    from flint import fmpq, fmpz
-
+    fmpq, fmpz = _flint_types()
     if isinstance(v, fmpq):
         return v
     if isinstance(v, Fraction):
@@ -84,6 +84,14 @@ def as_fmpq(v: Any, name: str = "value"):
     if isinstance(v, (int, fmpz)) and not isinstance(v, bool):
         return fmpq(v)
     raise TypeError(f"Argument {name!r} must be exact (int, Fraction or fmpq), not {type(v).__name__} {v!r}")
+
+
+@lru_cache(maxsize=None)
+def _flint_types():
+    """``(fmpq, fmpz)``, imported once (``as_fmpq`` runs per coefficient; flint stays a lazy import)."""
+    from flint import fmpq, fmpz
+
+    return fmpq, fmpz
 
 
 def _frac(v) -> Fraction:

@@ -46,6 +46,15 @@ def load_module(rev: str, path: str, name: str) -> types.ModuleType:
     return module
 
 
+def export_tree(rev: str, dest: str) -> str:
+    """The repository's files at ``rev``, unpacked under ``dest`` (``git archive``): run the old
+    command with ``PYTHONPATH=<returned path> python -m certify.cli …``."""
+    os.makedirs(dest, exist_ok=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    return dest
+
+
 def run_cpu(cmd: list[str], cwd: str, ok: tuple[int, ...] = (0,)) -> tuple[float, float, int]:
     """Wall time (s), CPU time (user + system, s) and peak RSS (KiB) of one run of ``cmd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -10,7 +10,9 @@ one-hot readout on those tokens (seed 0, as ``bench_check_kernel.py`` builds the
 rank-nine case). No readout exists for any query token.
 
 1. ``certify check-kernel TABLE --family FAMILY --search-readout`` as a fresh process
-   (median wall and CPU time of N runs, peak RSS).
+   (median wall and CPU time of N runs, peak RSS), today's and — unless
+   ``--no-baseline`` — the command as it was at ``BASELINE_REV`` (the tree exported from
+   git, run with ``python -m certify.cli``; one run, it takes about a minute).
 2. In-process, the readout search alone, on the arguments ``check_kernel`` passes it:
    the old search (dense ``Fraction`` rows, dense simplex, dense certificate checks;
    ``certify/kernels/{audit,lp}.py`` at ``BASELINE_REV`` read from git, see
@@ -38,7 +40,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from baseline import BASELINE_REV, cpu, git_source, load_module, run_cpu  # noqa: E402
+from baseline import BASELINE_REV, cpu, export_tree, git_source, load_module, run_cpu  # noqa: E402
 
 
 def build_case(tmp: str) -> tuple[str, str]:
@@ -130,6 +132,11 @@ def main() -> None:
         print(f"certify check-kernel hadamard46_r64.npz --family … --search-readout: wall median "
               f"{statistics.median(r[0] for r in runs):.2f} s, CPU median {statistics.median(r[1] for r in runs):.2f} s "
               f"(n={args.repeat}), peak RSS {max(r[2] for r in runs) / 1024:.0f} MiB")
+        if not args.no_baseline:
+            tree = export_tree(args.rev, os.path.join(tmp, "baseline"))
+            env_cmd = ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "certify.cli", *cmd[1:]]
+            wall, cpu_s, rss = run_cpu(env_cmd, tmp, ok=(1,))
+            print(f"the same command at {args.rev}: wall {wall:.2f} s, CPU {cpu_s:.2f} s (n=1), peak RSS {rss / 1024:.0f} MiB")
         captured = capture_search_args(table, family)
 
     # 2. the readout search alone
