@@ -177,3 +177,37 @@ def test_floats_and_bad_shapes_are_refused():
         strict_feasibility([{3: 1}], [0], [1], nvar=2)
     with pytest.raises(ValueError, match="solver"):
         LP.decide_feasibility([[1]], [0], [1], solver="glpk")
+
+
+def _q_rows(A):
+    return [{j: LP.as_fmpq(v) for j, v in enumerate(r) if v} for r in A]
+
+
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(-3, 3), min_size=n, max_size=n),
+    st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=1, max_size=2))))
+def test_dantzig_rule_reaches_the_same_optimum_as_blands(args):
+    c, A = args
+    A = A + [[1] * len(c)]
+    b = [0] * (len(A) - 1) + [1]
+    try:
+        bland = LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b])
+    except LPError:
+        with pytest.raises(LPError):
+            LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+        return
+    value, x, w = LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+    assert value == bland[0]
+    assert all(v >= 0 for v in x)
+    assert all(sum(A[i][j] * x[j] for j in range(len(c))) == b[i] for i in range(len(A)))
+
+
+def test_dantzig_rule_terminates_on_beales_cycling_example():
+    # Beale (1955): Dantzig's rule with the usual ties cycles from the slack basis; the
+    # fallback to Bland's rule after m degenerate pivots guarantees termination anyway.
+    F = Fraction
+    c = [0, 0, 0, F(-3, 4), 20, F(-1, 2), 6]
+    A = [[1, 0, 0, F(1, 4), -8, -1, 9], [0, 1, 0, F(1, 2), -12, F(-1, 2), 3], [0, 0, 1, 0, 0, 1, 0]]
+    b = [0, 0, 1]
+    value, x, _ = LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+    assert value == brute_lp(c, A, b) == F(-5, 4)

@@ -18,8 +18,10 @@ rank-nine case). No readout exists for any query token.
    ``certify/kernels/{audit,lp}.py`` at ``BASELINE_REV`` read from git, see
    ``baseline.py``), today's search without HiGHS (sparse exact simplex for every
    token) and with HiGHS; the three reports must be identical.
-3. The 46 LPs decided one by one: (a) the exact sparse simplex, (b) HiGHS followed by
-   exact verification (the exact simplex as fallback), and the old dense simplex.
+3. The 46 LPs decided one by one: (a) the exact sparse simplex with Bland's rule (the
+   printed answers) and with Dantzig's rule (decisions only, without HiGHS), (b) HiGHS
+   followed by exact verification (the exact simplex as fallback), and the old dense
+   simplex.
 4. The same family with a kernel that admits a readout for every token
    (``α(x, z) = 6^(−⟨x, z⟩)``, the rank-15 construction's kernel): every readout is
    printed, so every token goes through the exact simplex; old against new.
@@ -119,6 +121,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--no-cli", action="store_true", help="skip the fresh-process runs (part 1)")
     ap.add_argument("--rev", default=BASELINE_REV)
     args = ap.parse_args()
     certify = shutil.which("certify") or sys.exit("certify is not on PATH (pip install .)")
@@ -128,11 +131,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         table, family = build_case(tmp)
         cmd = [certify, "check-kernel", table, "--family", family, "--search-readout"]
-        runs = [run_cpu(cmd, tmp, ok=(1,)) for _ in range(args.repeat)]  # no readout exists: exit 1
-        print(f"certify check-kernel hadamard46_r64.npz --family … --search-readout: wall median "
-              f"{statistics.median(r[0] for r in runs):.2f} s, CPU median {statistics.median(r[1] for r in runs):.2f} s "
-              f"(n={args.repeat}), peak RSS {max(r[2] for r in runs) / 1024:.0f} MiB")
-        if not args.no_baseline:
+        runs = [run_cpu(cmd, tmp, ok=(1,)) for _ in range(0 if args.no_cli else args.repeat)]  # no readout: exit 1
+        if runs:
+                print(f"certify check-kernel hadamard46_r64.npz --family … --search-readout: wall median "
+                  f"{statistics.median(r[0] for r in runs):.2f} s, CPU median {statistics.median(r[1] for r in runs):.2f} s "
+                  f"(n={args.repeat}), peak RSS {max(r[2] for r in runs) / 1024:.0f} MiB")
+        if not args.no_baseline and not args.no_cli:
             tree = export_tree(args.rev, os.path.join(tmp, "baseline"))
             env_cmd = ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "certify.cli", *cmd[1:]]
             wall, cpu_s, rss = run_cpu(env_cmd, tmp, ok=(1,))
@@ -157,8 +161,10 @@ def main() -> None:
     for i, X in enumerate(inputs):
         by_query.setdefault(X.tokens[X.query], []).append(i)
     problems = [audit._readout_problem(inputs, xq, by_query[xq], alpha, dens, eps) for xq in q_tokens]
-    res_a, t_a = cpu(lambda: [lp.decide_feasibility(r, lo, hi, len(k), solver="simplex") for k, r, lo, hi in problems])
-    print(f"46 LPs, (a) exact sparse simplex:             {t_a:6.2f} s CPU  (feasible: {sum(x.feasible for x in res_a)})")
+    res_a, t_a = cpu(lambda: [lp.strict_feasibility(r, lo, hi, len(k)) for k, r, lo, hi in problems])
+    print(f"46 LPs, (a) exact sparse simplex, Bland:      {t_a:6.2f} s CPU  (feasible: {sum(x.feasible for x in res_a)})")
+    res_d, t_d = cpu(lambda: [lp.decide_feasibility(r, lo, hi, len(k), solver="simplex") for k, r, lo, hi in problems])
+    print(f"46 LPs, (a) exact sparse simplex, Dantzig:    {t_d:6.2f} s CPU  (feasible: {sum(x.feasible for x in res_d)})")
     if lp.highs_available():
         res_b, t_b = cpu(lambda: [lp.decide_feasibility(r, lo, hi, len(k), solver="highs") for k, r, lo, hi in problems])
         print(f"46 LPs, (b) HiGHS + exact verification:       {t_b:6.2f} s CPU  (feasible: {sum(x.feasible for x in res_b)}, "
