@@ -370,6 +370,30 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
     return report
 
 
+def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps):
+    """The strict system of query token ``xq`` (docs/math.md §2): ``(t − ε)D < Σ_z a_X(z) g(z) < (t + ε)D``.
+
+    One row per input ``ids[k]`` (the inputs that query ``xq``). Rows are sparse,
+    ``{key index: a_X(z)}`` with ``a_X(z) = Σ_{j: x_j = z} α(x, z)``: at most one entry
+    per distinct token of the input. Returns ``(keys, rows, lo, hi)``.
+    """
+    from .lp import as_fmpq
+
+    keys = sorted({z for i in ids for z in inputs[i].tokens})
+    col = {z: k for k, z in enumerate(keys)}
+    e = as_fmpq(eps, "eps")
+    rows, lo, hi = [], [], []
+    for i in ids:
+        r: dict[int, Any] = {}
+        for z in inputs[i].tokens:
+            r[col[z]] = r.get(col[z], 0) + as_fmpq(alpha(xq, z), "alpha")
+        D = as_fmpq(dens[i], "denominator")
+        rows.append(r)
+        lo.append((inputs[i].target - e) * D)
+        hi.append((inputs[i].target + e) * D)
+    return keys, rows, lo, hi
+
+
 def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
     """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)
 
@@ -405,27 +429,3 @@ def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m,
     report.infeasible_query_tokens = infeasible
     report.readout = readout if infeasible == 0 else None
     report.infeasible_subfamily = sub
-
-
-def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps):
-    """The strict system of query token ``xq`` (docs/math.md §2): ``(t − ε)D < Σ_z a_X(z) g(z) < (t + ε)D``.
-
-    One row per input ``ids[k]`` (the inputs that query ``xq``). Rows are sparse,
-    ``{key index: a_X(z)}`` with ``a_X(z) = Σ_{j: x_j = z} α(x, z)``: at most one entry
-    per distinct token of the input. Returns ``(keys, rows, lo, hi)``.
-    """
-    from .lp import as_fmpq
-
-    keys = sorted({z for i in ids for z in inputs[i].tokens})
-    col = {z: k for k, z in enumerate(keys)}
-    e = as_fmpq(eps, "eps")
-    rows, lo, hi = [], [], []
-    for i in ids:
-        r: dict[int, Any] = {}
-        for z in inputs[i].tokens:
-            r[col[z]] = r.get(col[z], 0) + as_fmpq(alpha(xq, z), "alpha")
-        D = as_fmpq(dens[i], "denominator")
-        rows.append(r)
-        lo.append((inputs[i].target - e) * D)
-        hi.append((inputs[i].target + e) * D)
-    return keys, rows, lo, hi
