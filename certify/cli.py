@@ -147,7 +147,13 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     try:
         if m_range is not None:
             ms = _parse_range(m_range)
-            rows = B.range_rows(ms, length, H, D)
+            from .check import Progress
+
+            progress = Progress("certify bounds --m-range", total=len(ms))  # interval-mode ranges can take minutes
+            try:
+                rows = B.range_rows(ms, length, H, D, progress=progress.update)
+            finally:
+                progress.close()
             if plot:
                 from .bounds.plot import PlotUnavailable, plot_rows
 

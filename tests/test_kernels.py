@@ -58,6 +58,20 @@ def test_uniform_kernel_admits_no_readout_and_the_witnesses_of_a_jump_say_why():
     assert rep.infeasible_query_tokens == 15
 
 
+@pytest.mark.parametrize("name", ["uniform_kernel_only.json", "rank15_fails.npz", "rank15_kernel_only.npz"])
+def test_readout_search_output_does_not_depend_on_highs(name, monkeypatch):
+    """Printed answers come from the exact simplex; HiGHS (if installed) only decides the tokens after the first failure."""
+    from certify.kernels import lp
+
+    def report():
+        rep = check_kernel(load_table(str(EX / name)), RANK_NINE, search_readout=True)
+        return rep.text(), rep.to_json(), rep.infeasible_query_tokens
+
+    first = report()
+    monkeypatch.setattr(lp, "_highs_core", lambda: None)
+    assert report() == first
+
+
 def test_found_readout_solves_when_written_back():
     rep = check_kernel(load_table(str(EX / "rank15_kernel_only.npz")), RANK_NINE)
     assert rep.readout_exists

@@ -427,33 +427,61 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     return report
 
 
-def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
-    """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)"""
-    from .lp import strict_feasibility
+def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps):
+    """The strict system of query token ``xq`` (docs/math.md §2): ``(t − ε)D < Σ_z a_X(z) g(z) < (t + ε)D``.
 
+    One row per input ``ids[k]`` (the inputs that query ``xq``). Rows are sparse,
+    ``{key index: a_X(z)}`` with ``a_X(z) = Σ_{j: x_j = z} α(x, z)``: at most one entry
+    per distinct token of the input. Returns ``(keys, rows, lo, hi)``.
+    """
+    from .lp import as_fmpq
+
+    keys = sorted({z for i in ids for z in inputs[i].tokens})
+    col = {z: k for k, z in enumerate(keys)}
+    e = as_fmpq(eps, "eps")
+    rows, lo, hi = [], [], []
+    for i in ids:
+        r: dict[int, Any] = {}
+        for z in inputs[i].tokens:
+            r[col[z]] = r.get(col[z], 0) + as_fmpq(alpha(xq, z), "alpha")
+        D = as_fmpq(dens[i], "denominator")
+        rows.append(r)
+        lo.append((inputs[i].target - e) * D)
+        hi.append((inputs[i].target + e) * D)
+    return keys, rows, lo, hi
+
+
+def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
+    """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)
+
+    Tokens are taken in order with the exact simplex
+    (:func:`certify.kernels.lp.strict_feasibility`) until the first one without a
+    readout: everything printed — every token's readout when all have one, or that
+    token's Farkas certificate — comes from it, so the output is a function of the data
+    alone. After that only the *number* of tokens without a readout is reported, and
+    the remaining tokens are decided by :func:`certify.kernels.lp.decide_feasibility`
+    (HiGHS when installed, every answer verified exactly; else the exact simplex).
+    """
+    from .lp import decide_feasibility, strict_feasibility
+
+    by_query: dict[int, list[int]] = {}
+    for i, X in enumerate(inputs):
+        by_query.setdefault(X.tokens[X.query], []).append(i)
     readout: dict[str, dict[str, str]] = {}
     infeasible = 0
     sub: list[dict[str, Any]] | None = None
     for xq in q_tokens:
-        ids = [i for i, X in enumerate(inputs) if X.tokens[X.query] == xq]
-        keys = sorted({z for i in ids for z in inputs[i].tokens})
-        col = {z: k for k, z in enumerate(keys)}
-        rows, lo, hi = [], [], []
-        for i in ids:
-            r = [Fraction(0)] * len(keys)
-            for z in inputs[i].tokens:
-                r[col[z]] += _frac(alpha(xq, z))
-            D = _frac(dens[i])
-            rows.append(r)
-            lo.append((inputs[i].target - eps) * D)
-            hi.append((inputs[i].target + eps) * D)
-        res = strict_feasibility(rows, lo, hi)
-        if res.feasible:
-            readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
-        else:
-            infeasible += 1
-            if sub is None:
+        ids = by_query[xq]
+        keys, rows, lo, hi = _readout_problem(inputs, xq, ids, alpha, dens, eps)
+        if sub is None:
+            res = strict_feasibility(rows, lo, hi, len(keys))
+            if res.feasible:
+                readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
+            else:
                 sub = [dict(describe(ids[k]), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]
+        else:
+            res = decide_feasibility(rows, lo, hi, len(keys))
+        infeasible += not res.feasible
     report.readout_exists = infeasible == 0
     report.infeasible_query_tokens = infeasible
     report.readout = readout if infeasible == 0 else None
