@@ -104,7 +104,8 @@ def matrix_trace_frobenius(matrix: Sequence[Sequence]) -> Fraction:
 # --------------------------------------------------------------------------- exact ranks
 
 #: The primes of the lower bound: the first is small because flint's elimination modulo a
-#: prime below 2^20 is the fastest; the second, 2^61 − 1, is tried before any upper-bound work.
+#: prime below 2^20 is the fastest; the second, 2^61 − 1, is tried only if the first one's
+#: rank factorization fails to verify (that prime divided a minor).
 RANK_PRIMES = (1048573, 2**61 - 1)
 #: Verification primes lie just below 2^50 (the cheapest bits per second of nmod_mat products).
 _VERIFY_TOP = 2**50
@@ -192,7 +193,7 @@ def _limbs(Z) -> tuple[list, int]:
     return limbs, bits
 
 
-def _factorization_certificate(Z, R, rho: int) -> str | None:
+def _factorization_certificate(Z, R, rho: int, p: int) -> str | None:
     """Try to prove ``rank(Z) ≤ ρ``: an exact factorization ``dₓ·Z = Z[:,J]·Xₙ`` (ρ columns), or ``None``.
 
     ``J`` are the pivot columns of the rref ``R`` of ``Z mod p`` and ``I`` independent rows of
@@ -209,7 +210,7 @@ def _factorization_certificate(Z, R, rho: int) -> str | None:
     n, m = Z.nrows(), Z.ncols()
     J = _pivots(R, rho)
     ZJ = fmpz_mat(n, rho, [Z[i, j] for i in range(n) for j in J])
-    Rt, rho_t = nmod_mat(ZJ.transpose(), RANK_PRIMES[1]).rref()
+    Rt, rho_t = nmod_mat(ZJ.transpose(), p).rref()
     if rho_t != rho:
         return None
     I = _pivots(Rt, rho)
@@ -240,12 +241,17 @@ def _factorization_certificate(Z, R, rho: int) -> str | None:
             Zq = nmod_mat(limbs[0], q)
             for k, L in enumerate(limbs[1:], 1):
                 Zq += nmod_mat(L, q) * pow(2, _LIMB * k, q)
-            if Zq * (dx % q) - nmod_mat(ZJ, q) * nmod_mat(Xn, q):  # truthy: a nonzero residue
+            d = dx % q
+            if d:  # Z ≡ Z_J·(Xₙ·dₓ⁻¹): the scalar goes on the small factor
+                bad = Zq - nmod_mat(ZJ, q) * (nmod_mat(Xn, q) * pow(d, -1, q))
+            else:
+                bad = Zq * d - nmod_mat(ZJ, q) * nmod_mat(Xn, q)
+            if bad:  # truthy: a nonzero residue
                 return None
     finally:
         ctx.threads = threads
-    return (f"a rank factorization with {rho} column{'s' if rho != 1 else ''} (a nullspace of dimension {m - rho} found modulo "
-            f"p = 2^61 − 1 and solved exactly), verified exactly modulo primes whose product exceeds 2^{bound}")
+    return (f"a rank factorization with {rho} column{'s' if rho != 1 else ''} (a nullspace of dimension {m - rho} found "
+            f"modulo {p} and solved exactly), verified exactly modulo primes whose product exceeds 2^{bound}")
 
 
 def matrix_rank(matrix) -> RankResult:
@@ -279,23 +285,20 @@ def matrix_rank(matrix) -> RankResult:
     if n == 0 or m == 0:
         return RankResult(0, "an empty matrix", "an empty matrix")
     full = min(n, m)
-    p_small, p_big = RANK_PRIMES
-    rho = nmod_mat(Z, p_small).rank()
-    lower = f"its rank modulo the prime {p_small}"
-    if rho < full:
-        R, rho_big = nmod_mat(Z, p_big).rref()
-        if rho_big >= rho:
-            rho, lower = rho_big, "its rank modulo the prime 2^61 − 1"
-        else:
-            R = None
-    if rho == full:
-        return RankResult(rho, lower, f"the matrix shape ({n:,} × {m:,})")
-    if rho == 0 and Z.is_zero():
-        return RankResult(0, "the zero matrix", "the zero matrix")
-    cert = _factorization_certificate(Z, R, rho) if R is not None and rho > 0 else None
-    if cert is not None:
-        return RankResult(rho, lower, cert)
-    exact_r = Z.rank()  # a prime divided a minor: fall back to exact elimination
+    best, lower = -1, ""
+    for p in RANK_PRIMES:  # the second prime only if the first one's factorization fails
+        R, rho = nmod_mat(Z, p).rref()
+        if rho > best:
+            best, lower = rho, f"its rank modulo the prime {'2^61 − 1' if p == 2**61 - 1 else p}"
+        if best == full:
+            return RankResult(best, lower, f"the matrix shape ({n:,} × {m:,})")
+        if best == 0 and Z.is_zero():
+            return RankResult(0, "the zero matrix", "the zero matrix")
+        if rho == best and rho > 0:
+            cert = _factorization_certificate(Z, R, rho, p)
+            if cert is not None:
+                return RankResult(rho, lower, cert)
+    exact_r = Z.rank()  # every prime divided a minor: fall back to exact elimination
     how = "exact elimination (python-flint fmpz_mat.rank)"
     return RankResult(exact_r, how, how)
 
