@@ -252,7 +252,7 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
         results = T.run_experiment(fam, config, out_dir, on_run)
         progress.close()
         env = T.environment()
-    except T.TrainingUnavailable as exc:
+    except (T.TrainingUnavailable, T.TrainingInputError) as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None

@@ -146,3 +146,9 @@ def test_checker_and_other_commands_work_without_torch(tmp_path):
     )
     proc = _without_torch(code, tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_family_with_too_many_tokens_is_refused_before_any_training(monkeypatch):
+    monkeypatch.setattr(T, "MAX_TOKENS", 3)
+    with pytest.raises(T.TrainingInputError, match="distinct tokens"):
+        T.family_arrays(SMALL)

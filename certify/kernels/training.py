@@ -49,6 +49,7 @@ from .table import load_table
 __all__ = [
     "TORCH_HINT",
     "TrainingUnavailable",
+    "TrainingInputError",
     "TrainConfig",
     "RunResult",
     "parse_ranks",
@@ -64,6 +65,9 @@ __all__ = [
 TORCH_HINT = "certify train needs PyTorch: pip install 'certify[train]' (or any torch >= 2.0)"
 MAX_RANK = 1024
 MAX_STEPS = 1_000_000
+#: The one-hot readout has N² parameters (with Adam's state, 32 bytes each): at most
+#: 5,000 distinct tokens keeps one run under 1 GiB.
+MAX_TOKENS = 5000
 #: Largest |float prediction − exact prediction| the float64 model may show on a table it
 #: exported (docs/experiments.md): three-term normalized sums lose far less than this.
 FLOAT_AGREEMENT = 1e-9
@@ -71,6 +75,10 @@ FLOAT_AGREEMENT = 1e-9
 
 class TrainingUnavailable(RuntimeError):
     """PyTorch is not installed (``certify train`` exits 2 with :data:`TORCH_HINT`)."""
+
+
+class TrainingInputError(ValueError):
+    """The family cannot be trained on (too many tokens); exit 2."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +168,10 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def family_arrays(family: FamilySpec) -> dict[str, Any]:
-    """The family as index arrays: table tokens (first-appearance order), token indices, queries, targets, mask."""
+    """The family as index arrays: table tokens (first-appearance order), token indices, queries, targets, mask.
+
+    :class:`TrainingInputError` if the family has more than :data:`MAX_TOKENS` distinct tokens.
+    """
     import numpy as np
 
     tokens: list[int] = []
@@ -170,6 +181,9 @@ def family_arrays(family: FamilySpec) -> dict[str, Any]:
             if z not in pos:
                 pos[z] = len(tokens)
                 tokens.append(z)
+    if len(tokens) > MAX_TOKENS:
+        raise TrainingInputError(f"the family has {len(tokens):,} distinct tokens; training supports at most {MAX_TOKENS:,} "
+                         "(the one-hot readout has N² parameters)")
     L = max(len(X.tokens) for X in family.inputs)
     idx = np.zeros((len(family.inputs), L), dtype=np.int64)
     mask = np.zeros((len(family.inputs), L), dtype=np.float64)
