@@ -450,6 +450,74 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
     return EXIT_VERIFIED
 
 
+@cli.command("train")
+@click.option("--family", "family_path", type=click.Path(dir_okay=False),
+              help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
+@click.option("--ranks", "ranks", default="4,8,9,12,15,32", show_default=True, help="Feature ranks r, comma-separated (1–1024).")
+@click.option("--seeds", "seeds", default="0-4", show_default=True, help="Seeds: a list and/or ranges, e.g. 0-4 or 0,3,7.")
+@click.option("--steps", "steps", type=click.IntRange(1, 1_000_000), default=2000, show_default=True,
+              help="Full-batch Adam steps per run (1–1,000,000).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="trained", show_default=True,
+              help="Directory for the exported tables rank<r>_seed<s>.npz.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
+def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
+    """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
+
+    Needs PyTorch (pip install 'certify[train]'). Exit 0 when every run was trained,
+    exported and checked; 2 bad input or no torch; 3 a result contradicts the certificate.
+    """
+    from .kernels import training as T
+    from .kernels.audit import FamilyFormatError, KernelContradiction, load_family
+    from .kernels.lp import LPError
+    from .kernels.table import TableFormatError
+    from .kernels.training_report import plot_results, render_text, to_json
+    from .bounds.plot import PlotUnavailable
+    from .check import Progress
+
+    try:
+        config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        T._torch()
+        fam = load_family(family_path)
+        construction = T.construction_report(fam)
+        total = len(config.ranks) * len(config.seeds)
+        progress = Progress(f"certify train: {total} runs", total=total, delay=0.0, interval=0.0)
+
+        def on_run(res, done, total):
+            progress.update(done, f"rank {res.rank} seed {res.seed}: exact max error "
+                                  f"{float(res.report.max_error):.4g}, solves: {'yes' if res.solves else 'no'}")
+
+        results = T.run_experiment(fam, config, out_dir, on_run)
+        progress.close()
+        env = T.environment()
+    except (T.TrainingUnavailable, T.TrainingInputError) as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    except (TableFormatError, FamilyFormatError) as exc:
+        raise InputError(str(exc)) from None
+    except (KernelContradiction, LPError) as exc:
+        raise Contradiction(str(exc)) from None
+    if plot:
+        try:
+            plot_results(results, construction, fam.certified_bound, plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+        except OSError as exc:
+            raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps(to_json(fam, config, results, construction, out_dir, env)))
+    else:
+        for line in render_text(fam, config, results, construction, out_dir):
+            click.echo(line)
+        if plot:
+            click.echo(f"  wrote        {plot}")
+    return EXIT_VERIFIED
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turn every failure into one line and an exit code."""
     safe_output_streams()

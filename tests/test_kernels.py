@@ -171,3 +171,16 @@ def test_rank_nine_family_rejects_every_kernel_of_width_below_nine(table):
     tab = table_from(toks, 24, phi_q=phi_q, phi_k=phi_k)
     rep = check_kernel(tab, RANK_NINE)
     assert rep.readout_exists is False
+
+
+def test_kernel_given_directly_reports_where_its_rank_bounds_come_from(tmp_path):
+    import numpy as np
+
+    d = np.load(EX / "rank15_kernel_only.npz")
+    path = tmp_path / "k.npz"
+    np.savez(path, tokens=d["tokens"], kernel=d["phi_q"] @ d["phi_k"].T)
+    rep = check_kernel(load_table(str(path)), RANK_NINE)
+    assert rep.kernel_rank == 15 and rep.kernel_rank_bounds.rank == 15
+    js = rep.to_json()["kernel_rank_bounds"]
+    assert js["lower_from"].startswith("its rank modulo") and js["upper_from"].startswith("the matrix shape")
+    assert any(line.strip().startswith("exact: ≥ from its rank modulo") for line in rep.text())

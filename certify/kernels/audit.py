@@ -235,6 +235,7 @@ class KernelReport:
     readout: dict[str, dict[str, str]] | None = None
     infeasible_subfamily: list[dict[str, Any]] | None = None
     infeasible_query_tokens: int = 0
+    kernel_rank_bounds: Any = None  # certify.lemmas.frobenius.RankResult: where each bound came from
 
     @property
     def ok(self) -> bool:
@@ -258,6 +259,8 @@ class KernelReport:
             "readout_exists": self.readout_exists,
             "readout": self.readout,
             "infeasible_subfamily": self.infeasible_subfamily,
+            "kernel_rank_bounds": None if self.kernel_rank_bounds is None else
+            {"lower_from": self.kernel_rank_bounds.lower_from, "upper_from": self.kernel_rank_bounds.upper_from},
         }
 
     def text(self) -> list[str]:
@@ -289,6 +292,9 @@ class KernelReport:
                 if self.certificate_matrix_rank is not None else "")
         bound = f"; certified bound r ≥ {self.certified_bound}" if self.certified_bound is not None else ""
         lines.append(f"kernel rank  {self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
+        if t["feature_width"] is None and self.kernel_rank_bounds is not None:  # kernel only: say how it was proved
+            b = self.kernel_rank_bounds
+            lines.append(f"             exact: ≥ from {b.lower_from}; ≤ from {b.upper_from}")
         if self.readout_exists is not None:
             if self.readout_exists:
                 lines.append("readout      exists: an exact readout table g_x(z) solves the family (--json prints it; "
@@ -410,7 +416,8 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
                 "alpha_xy_decimal": _decimal(axy), "alpha_xz_decimal": _decimal(axz)})
     report.jumps_checked = len(family.jumps)
 
-    report.kernel_rank = table.alpha_rank(rows, cols, A)
+    rank = table.alpha_rank(rows, cols, A)
+    report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
     if family.code_words is not None:
         from flint import fmpq_mat
 

@@ -282,13 +282,13 @@ class KernelTable:
             return self._rows("kernel", rows, cols)
         return self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
 
-    def alpha_rank(self, rows: list[int], cols: list[int], block=None) -> int:
-        """Exact rank of ``α`` on rows × columns (through the factors when the table has them)."""
-        from ..lemmas.frobenius import factored_rank
+    def alpha_rank(self, rows: list[int], cols: list[int], block=None):
+        """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them)."""
+        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank
 
         if "kernel" in self.fields:
-            return (block if block is not None else self.alpha_block(rows, cols)).rank()
-        return factored_rank(self._rows("phi_q", rows), self._rows("phi_k", cols))
+            return matrix_rank(block if block is not None else self.alpha_block(rows, cols))
+        return factored_matrix_rank(self._rows("phi_q", rows), self._rows("phi_k", cols))
 
     def g_block(self, rows: list[int], cols: list[int]):
         """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout."""
