@@ -479,6 +479,17 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
         config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    if plot:  # refused before minutes of training, not after
+        from .bounds.plot import check_plot_path
+
+        try:
+            check_plot_path(plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
     try:
         T._torch()
         fam = load_family(family_path)

@@ -111,9 +111,14 @@ def test_cli_train_json_table_and_plot(tmp_path):
     assert text.returncode == 0 and "no (no readout exists)" in text.stdout
 
 
-@pytest.mark.parametrize("args", [["--ranks", "0"], ["--seeds", "9-1"], ["--steps", "0"], ["--family", "/nonexistent.json"]])
+@pytest.mark.parametrize("args", [["--ranks", "0"], ["--seeds", "9-1"], ["--steps", "0"], ["--family", "/nonexistent.json"],
+                                  ["--plot", "curve.unknown-extension"], ["--plot", "/nonexistent-folder/x.png"]])
 def test_cli_train_rejects_bad_options_with_exit_2(args, tmp_path):
+    import time
+
+    start = time.monotonic()
     assert_one_line_error(run_cli("train", "--out", str(tmp_path), *args), 2)
+    assert time.monotonic() - start < 60  # refused before any training (the default run takes minutes)
 
 
 HIDE_TORCH = "import sys; sys.modules['torch'] = None\n"  # `import torch` now raises ImportError
