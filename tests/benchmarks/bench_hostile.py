@@ -34,7 +34,7 @@ WRAP = ("import runpy, sys\nsys.argv = sys.argv[1:]\ncode = 0\n"
 
 
 def measure(args: list[str], env: dict | None = None) -> tuple[float, float, int, str]:
-    """(seconds, peak MiB, exit code, first line of stderr) of one fresh run of a script or module.
+    """(seconds, peak MiB, exit code, the verdict line of stderr) of one fresh run of a script or module.
 
     The peak is the process's own high-water mark (``VmHWM``), which starts afresh at
     ``exec``: ``wait4``'s ``ru_maxrss`` would also count the benchmark's own memory.
@@ -44,8 +44,8 @@ def measure(args: list[str], env: dict | None = None) -> tuple[float, float, int
     elapsed = time.monotonic() - start
     lines = proc.stderr.strip().splitlines()
     hwm, code = next(ln for ln in reversed(lines) if ln.startswith("@@")).split()[1:]
-    first = next((ln for ln in lines if not ln.startswith("@@")), "")
-    return elapsed, int(hwm) / 1024, int(code), first
+    said = [ln for ln in lines if not ln.startswith("@@") and ": " in ln and "%)" not in ln]  # not progress lines
+    return elapsed, int(hwm) / 1024, int(code), said[-1] if said else ""
 
 
 def certificate_cases(d: Path) -> dict[str, Path]:
