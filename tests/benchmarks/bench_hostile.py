@@ -33,14 +33,16 @@ WRAP = ("import runpy, sys\nsys.argv = sys.argv[1:]\ncode = 0\n"
         "print('@@', hwm, code, file=sys.stderr)\n")
 
 
-def measure(args: list[str], env: dict | None = None) -> tuple[float, float, int, str]:
+def measure(args: list[str], env: dict | None = None, cwd: str | None = None) -> tuple[float, float, int, str]:
     """(seconds, peak MiB, exit code, the verdict line of stderr) of one fresh run of a script or module.
 
     The peak is the process's own high-water mark (``VmHWM``), which starts afresh at
     ``exec``: ``wait4``'s ``ru_maxrss`` would also count the benchmark's own memory.
+    ``cwd`` matters for which code runs: ``python -c`` puts the working directory first
+    on ``sys.path``.
     """
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", WRAP, *args], capture_output=True, text=True, env=env)
+    proc = subprocess.run([sys.executable, "-c", WRAP, *args], capture_output=True, text=True, env=env, cwd=cwd)
     elapsed = time.monotonic() - start
     lines = proc.stderr.strip().splitlines()
     hwm, code = next(ln for ln in reversed(lines) if ln.startswith("@@")).split()[1:]

@@ -52,8 +52,8 @@ def make_table(path: str, extra: int, seed: int = 0) -> None:
              beta=rng.normal(size=N), w=rng.normal(size=(N, N)))
 
 
-def measure(label: str, args: list[str], repeat: int, env: dict) -> float:
-    runs = [measure_once(args, env) for _ in range(repeat)]
+def measure(label: str, args: list[str], repeat: int, env: dict, cwd: str) -> float:
+    runs = [measure_once(args, env, cwd) for _ in range(repeat)]
     assert all(code in (0, 1) for _, _, code, _ in runs), runs[0]
     wall = statistics.median(t for t, _, _, _ in runs)
     print(f"{label:<58} median {wall:7.2f} s (n={repeat})  peak RSS {max(m for _, m, _, _ in runs):7.1f} MiB")
@@ -81,8 +81,8 @@ def main() -> None:
             for name, src in versions:
                 env = dict(os.environ, PYTHONPATH=src)
                 cmd = ["certify.cli", "check-kernel"]
-                t_small = measure(f"{name}: 239 tokens", cmd + [small], args.repeat, env)
-                t_big = measure(f"{name}: 3,000 tokens (239 used)", cmd + [big], args.repeat, env)
+                t_small = measure(f"{name}: 239 tokens", cmd + [small], args.repeat, env, tmp)
+                t_big = measure(f"{name}: 3,000 tokens (239 used)", cmd + [big], args.repeat, env, tmp)
                 print(f"{name}: ratio 3,000 / 239 = {t_big / t_small:.2f}")
         finally:
             if args.baseline:
