@@ -19,7 +19,7 @@ checks, in order (each step's name appears in its rejection messages):
     The JSON shape: known keys only, every required key present, integers where
     integers belong (no floats, no sign, no huge numbers), rationals as canonical
     ``"p/q"`` strings, tokens as 0/1 strings of length ``m``, queries in range, no
-    escape sequence where no character needs one (one spelling per value).
+    escape of a printable ASCII character (one spelling per number, token and key).
 ``integrity``
     ``sha256`` equals the SHA-256 of the canonical JSON of everything else.
 ``code``
@@ -51,6 +51,11 @@ query by query, the checker generates every key and jump (a word inside another:
 ``code``; a distance without a plan entry: ``chains``) and counts them; ``plan`` (true
 pair counts, no unused entry), ``family`` (stated sizes = generated), ``arithmetic``,
 ``claim``.
+
+A second kind, ``"format": "certify.unique-minimizer-certificate"`` (A.4; its own
+section at the end of this file, reached by a dispatch on ``format`` in :func:`check`),
+runs the same steps with four typed witnesses per jump and the effective kernel
+``K = α(q,k₀) + 2α(q,k₁)``; see :func:`check_unique_minimizer`.
 
 Exit codes: 0 verified, 1 rejected (the message names the failing step and item),
 2 unreadable or malformed (one line), 3 internal contradiction (a bug in this
@@ -93,6 +98,11 @@ __all__ = [
     "loads",
     "check",
     "check_file",
+    "UM_FORMAT",
+    "UM_VERSION",
+    "UM_INPUTS",
+    "check_unique_minimizer",
+    "UniqueMinimizerVerified",
     "exact_text",
     "safe_output_streams",
     "run",
@@ -347,32 +357,42 @@ def parse_memory_estimate(data: bytes) -> int:
     """An upper estimate, in bytes, of the memory Python's ``json`` needs to parse ``data``.
 
     Linear and cheap (four byte counts): at most 200 bytes per object, 100 per array and
-    48 per value separator, plus twice the text (the decoded string and the strings'
+    64 per value separator, plus twice the text (the decoded string and the strings'
     contents), four times when non-ASCII characters widen Python's string storage. It
     bounds the memory measured for every kind of JSON element (docs/certificate-format.md,
     "Limits"), so a file of a few megabytes of ``[]`` cannot make the parser use gigabytes.
     """
     width = 2 if data.isascii() else 5
     return (200 * data.count(b"{") + 100 * data.count(b"[")
-            + 48 * (data.count(b",") + data.count(b":")) + width * len(data))
+            + 64 * (data.count(b",") + data.count(b":")) + width * len(data))
 
 
-def _escapes_needed(node: Any) -> int:
-    """Backslashes in the minimal spelling of every string (keys and values) under ``node``."""
-    if isinstance(node, str):
-        return json.dumps(node, ensure_ascii=False).count("\\")
-    if isinstance(node, dict):
-        return sum(_escapes_needed(k) + _escapes_needed(v) for k, v in node.items())
-    if isinstance(node, list):
-        return sum(_escapes_needed(v) for v in node)
-    return 0
+_ESCAPE = re.compile(rb'\\(?:u([0-9a-fA-F]{4})|(.))', re.S)
+
+
+def _needless_escape(raw: bytes) -> str | None:
+    """The first escape that spells a printable ASCII character (``\\u0031``, ``\\/``), if any.
+
+    JSON needs escapes only for ``"``, ``\\`` and control characters; a non-ASCII
+    character may be written literally or as ``\\uXXXX`` (both standard outputs of JSON
+    writers, and only free text such as ``producer.note`` has any). Every other escape
+    is a second spelling of a token, number or key, and is refused.
+    """
+    for mo in _ESCAPE.finditer(raw):
+        if mo.group(1) is not None:
+            code = int(mo.group(1), 16)
+            if 0x20 <= code < 0x7F:
+                return mo.group(0).decode("ascii")
+        elif mo.group(2) == b"/":
+            return "\\/"
+    return None
 
 
 def loads(data: bytes | str) -> dict[str, Any]:
     """Parse certificate JSON strictly, with the memory bound checked first.
 
     Refused: floats, exponents, NaN/Infinity, negative or huge integers, repeated keys,
-    escape sequences where a character needs none (``"\\u0031"`` for ``"1"``), and text
+    escapes of printable ASCII characters (``"\\u0031"`` for ``"1"``), and text
     whose parse would need more than ``MAX_PARSE_MEMORY`` bytes.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -401,15 +421,11 @@ def loads(data: bytes | str) -> dict[str, Any]:
         raise CertificateFormatError("format", "JSON nested too deeply") from None
     if not isinstance(doc, dict):
         _malformed("document", f"expected a JSON object, got {_kind(doc)}")
-    backslashes = raw.count(b"\\")
-    if backslashes:
-        try:
-            needed = _escapes_needed(doc)
-        except RecursionError:
-            raise CertificateFormatError("format", "JSON nested too deeply") from None
-        if backslashes != needed:
-            _malformed("document", f"{backslashes - needed} escape sequence(s) where no character needs one; "
-                       "tokens, numbers and keys are spelled literally (one spelling per value)")
+    if b"\\" in raw:
+        needless = _needless_escape(raw)
+        if needless is not None:
+            _malformed("document", f"escape sequence {needless} spells a printable ASCII character; tokens, "
+                       "numbers and keys are written literally (one spelling per value)")
     return doc
 
 
@@ -440,7 +456,7 @@ def _obj(v: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...
         _malformed(where, f"expected an object, got {_kind(v)}")
     for key in v:
         if key not in required and key not in optional:
-            _malformed(where, f"unknown key {key!r}")
+            _malformed(where, f"unknown key {key[:40]!r}{'…' if len(key) > 40 else ''}")
     for key in required:
         if key not in v:
             _malformed(where, f"missing required key {key!r}")
@@ -636,6 +652,8 @@ def check(doc: dict[str, Any]) -> Verified:
     is quadratic in the number of words ``t`` — and runs only after the count of chains
     (which the file lists, one per ordered pair) has been checked to be ``t(t−1)``.
     """
+    if isinstance(doc, dict) and doc.get("format") == UM_FORMAT:  # the second kind (A.4), its own section below
+        return check_unique_minimizer(doc)
     if isinstance(doc, dict) and doc.get("version") == COMPACT_VERSION and not isinstance(doc.get("version"), bool):
         return _check_compact(doc)
     p = _parse(doc)
@@ -1029,6 +1047,261 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
 def check_file(path: str) -> Verified:
     """Load and verify the certificate at ``path``."""
     return check(load(path))
+
+
+
+# =========================================================================== unique-minimizer certificates
+#
+# Format "certify.unique-minimizer-certificate", version 1 (A.4; docs/math.md §7;
+# docs/certificate-format.md, "Unique-minimizer certificates"). Everything above is
+# reused unchanged: the strict reader, the shape helpers, the hash, the bounded chain
+# products and Σ F⁻². What differs from a rank certificate:
+#
+# * claim: "inputs" names the input class, "length" is 3 and "error_below" is "1/2"
+#   (the weights 1 and 2 of the effective kernel are those of error < 1/2);
+# * code words and jump tokens have M = m − 2 bits; family tokens have m bits: two
+#   type bits (coordinates 0, 1), then the word: q(x) = (1,1,x), k₀(w) = (0,0,w),
+#   k₁(w) = (1,0,w);
+# * family: every input has three pairwise distinct tokens and a unique minimizer;
+# * jumps: four witnesses Y, Z, M₀, M₁ and factor (d−1)/2 with gap d ≥ 3.
+
+UM_FORMAT = "certify.unique-minimizer-certificate"
+UM_VERSION = 1
+UM_INPUTS = "three-distinct-tokens-unique-minimizer"
+
+
+class UniqueMinimizerVerified(Verified):
+    """A verified unique-minimizer certificate (the claim restricts the inputs, the bound is on ``K``)."""
+
+    def summary(self) -> str:
+        c = self.claim
+        text = (
+            f"VERIFIED: r ≥ {c['rank_at_least']}. Every normalized nonnegative kernel-attention head (one head, "
+            f"tokenwise values, query-dependent affine readout) on {c['m']}-bit tokens with error < "
+            f"{c['error_below']} on all {self.counts['inputs']} inputs of this family — each of exactly three "
+            f"distinct tokens with a unique minimizer at the queried position — has feature rank r ≥ {c['rank_at_least']}."
+            f"\n  data: {self.counts['words']} codewords, {self.counts['chains']} chains, {self.counts['jumps']} jumps "
+            f"on the effective kernel K = α(q,k₀) + 2α(q,k₁); t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
+            f"⇒ rank K ≥ {self.proved} ⇒ r ≥ {self.proved}"
+        )
+        if self.proved > c["rank_at_least"]:
+            text += " (the claim is weaker than what the data prove)"
+        return text
+
+
+def _um_typed(x: Token, kind: str) -> Token:
+    """``q(x) = (1,1,x)``, ``k₀(w) = (0,0,w)``, ``k₁(w) = (1,0,w)``: type bits are coordinates 0 and 1."""
+    return {"q": 0b11, "k0": 0b00, "k1": 0b01}[kind] | (x << 2)
+
+
+def _parse_unique_minimizer(doc: dict[str, Any]) -> dict[str, Any]:
+    """Step ``format`` for the unique-minimizer kind: shape, ranges, fixed claim fields."""
+    _obj(doc, "document", ("format", "version", "claim", "code", "family", "jumps", "chains", "arithmetic", "sha256"),
+         ("producer",))
+    if doc["version"] != UM_VERSION or isinstance(doc["version"], bool):
+        _malformed("version", f"this checker reads {UM_FORMAT} version {UM_VERSION}, got {_kind(doc['version'])}")
+    _str(doc["sha256"], "sha256", 64)
+    if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
+        _malformed("sha256", "expected 64 lowercase hexadecimal digits")
+    if "producer" in doc:
+        for key, value in _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note")).items():
+            _str(value, f"producer.{key}")
+    claim = _obj(doc["claim"], "claim", ("model", "inputs", "m", "length", "error_below", "rank_at_least"))
+    if claim["model"] != MODEL:
+        _malformed("claim.model", f"expected {MODEL!r}, got {_kind(claim['model'])}")
+    if claim["inputs"] != UM_INPUTS:
+        _malformed("claim.inputs", f"expected {UM_INPUTS!r}, got {_kind(claim['inputs'])}")
+    m = _int(claim["m"], "claim.m", 3, MAX_TOKEN_BITS)
+    if _int(claim["length"], "claim.length") != 3:
+        _malformed("claim.length", f"this kind covers exact length 3 (A.4), got {claim['length']}")
+    if parse_rational(claim["error_below"], "claim.error_below") != Fraction(1, 2):
+        _malformed("claim.error_below", f"this kind is for error < 1/2 (the weights 1, 2 of K), got {claim['error_below']!r}")
+    _int(claim["rank_at_least"], "claim.rank_at_least", 1)
+    M = m - 2
+    code = _obj(doc["code"], "code", ("length", "weight", "min_directed_distance", "words"))
+    if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != M:
+        _malformed("code.length", f"{code['length']} differs from claim.m − 2 = {M} (two type bits precede each word)")
+    _int(code["weight"], "code.weight", 0, M)
+    _int(code["min_directed_distance"], "code.min_directed_distance", 0, M)
+    words = [_token(w, f"code.words[{i}]", M) for i, w in enumerate(_list(code["words"], "code.words", 1))]
+    inputs = []
+    for i, x in enumerate(_list(_obj(doc["family"], "family", ("inputs",))["inputs"], "family.inputs", 1)):
+        where = f"family.inputs[{i}]"
+        _obj(x, where, ("tokens", "query", "target"))
+        toks = tuple(_token(v, f"{where}.tokens[{k}]", m) for k, v in enumerate(_list(x["tokens"], f"{where}.tokens", 1, 10**6)))
+        q = _int(x["query"], f"{where}.query")
+        if q >= len(toks):
+            _malformed(f"{where}.query", f"position {q} is out of range for {len(toks)} tokens (positions are 0-based)")
+        inputs.append((toks, q, _int(x["target"], f"{where}.target", 0, m)))
+    jumps = []
+    for j, jp in enumerate(_list(doc["jumps"], "jumps", 1)):
+        where = f"jumps[{j}]"
+        _obj(jp, where, ("x", "y", "z", "overlaps", "factor", "witnesses"))
+        x, y, z = (_token(jp[k], f"{where}.{k}", M) for k in "xyz")
+        ov = tuple(_int(v, f"{where}.overlaps[{k}]", 0, M) for k, v in enumerate(_list(jp["overlaps"], f"{where}.overlaps", 2, 2)))
+        wit = tuple(_index(v, f"{where}.witnesses[{k}]", len(inputs), "inputs")
+                    for k, v in enumerate(_list(jp["witnesses"], f"{where}.witnesses", 4, 4)))
+        jumps.append((x, y, z, ov, parse_rational(jp["factor"], f"{where}.factor"), wit))
+    chains = []
+    for c, ch in enumerate(_list(doc["chains"], "chains", 1)):
+        where = f"chains[{c}]"
+        _obj(ch, where, ("pair", "jumps", "factor"))
+        pair = tuple(_index(v, f"{where}.pair[{k}]", len(words), "codewords") for k, v in enumerate(_list(ch["pair"], f"{where}.pair", 2, 2)))
+        ids = tuple(_index(v, f"{where}.jumps[{k}]", len(jumps), "jumps") for k, v in enumerate(_list(ch["jumps"], f"{where}.jumps", 1)))
+        chains.append((pair, ids, parse_rational(ch["factor"], f"{where}.factor")))
+    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
+    arithmetic = {name: (_int(ar[name], f"arithmetic.{name}") if name in ("t", "rank_at_least")
+                         else parse_rational(ar[name], f"arithmetic.{name}")) for name in ar}
+    return {"claim": claim, "m": m, "M": M, "code": code, "words": words, "inputs": inputs, "jumps": jumps,
+            "chains": chains, "arithmetic": arithmetic}
+
+
+def check_unique_minimizer(doc: dict[str, Any]) -> Verified:
+    """Verify a unique-minimizer certificate (A.4); same steps and exit codes as :func:`check`.
+
+    ``family``: exact length 3, true targets, three pairwise distinct tokens, the
+    minimum overlap at the query attained once, no repeats, every input used.
+    ``jumps``: ``t = ⟨x,y⟩ < u = ⟨x,z⟩ ≤ ⟨x,x⟩`` on ``M``-bit words, gap ``d = u − t ≥ 3``,
+    witnesses exactly ``Y = (q(x), k₀(y), k₁(y))``, ``Z = (q(x), k₀(z), k₁(z))``,
+    ``M₀ = (q(x), k₀(y), k₁(z))``, ``M₁ = (q(x), k₀(z), k₁(y))`` at query 0 with targets
+    ``t, t+d, t, t+1``, factor ``(d−1)/2``. ``code``, ``chains``, ``arithmetic``, ``claim``:
+    as for rank certificates, with the chains on ``M``-bit keys.
+    """
+    p = _parse_unique_minimizer(doc)
+    m, M, words = p["m"], p["M"], p["words"]
+    full = (1 << M) - 1
+    progress = Progress("checking certificate", total=len(p["inputs"]) + len(p["jumps"]) + len(p["chains"]))
+    done = 0
+    if doc["sha256"] != content_hash(doc):
+        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
+
+    # code (docs/math.md §5), as for rank certificates; the chain count before quadratic work.
+    t = len(words)
+    if t < 2:
+        _reject("code", "the trace–Frobenius bound needs at least two codewords")
+    if len(p["chains"]) != t * (t - 1):
+        _reject("chains", f"{len(p['chains']):,} chains for {t:,} codewords; one per ordered pair needs t(t−1) = {t * (t - 1):,}")
+    w = p["code"]["weight"]
+    first: dict[Token, int] = {}
+    for i, x in enumerate(words):
+        if x.bit_count() != w:
+            _reject("code", f"words[{i}] has weight {x.bit_count()}, stated weight {w}")
+        if x in first:
+            _reject("code", f"words[{i}] repeats words[{first[x]}]")
+        first[x] = i
+    dmin = min(_ov(a, full ^ b) for i, a in enumerate(words) for j, b in enumerate(words) if i != j)
+    if dmin != p["code"]["min_directed_distance"]:
+        _reject("code", f"stated min_directed_distance {p['code']['min_directed_distance']}, actual {dmin}")
+
+    # family (A.4): length 3, true targets, distinct tokens, a unique minimizer, no repeats.
+    seen: dict[tuple, int] = {}
+    for i, (toks, q, target) in enumerate(p["inputs"]):
+        if len(toks) != 3:
+            _reject("family", f"inputs[{i}] has {len(toks)} tokens; the claim is about exact length 3")
+        overlaps = [_ov(toks[q], xj) for xj in toks]
+        if target != min(overlaps):
+            _reject("family", f"inputs[{i}] states target {target}; min_j ⟨x_{q}, x_j⟩ = {min(overlaps)}")
+        if len(set(toks)) != 3:
+            _reject("family", f"inputs[{i}] repeats a token; the claim is about three distinct tokens")
+        if overlaps.count(target) != 1:
+            _reject("family", f"inputs[{i}] attains its minimum overlap {target} at {overlaps.count(target)} positions; "
+                    "the claim is about a unique minimizer")
+        if (toks, q) in seen:
+            _reject("family", f"inputs[{i}] repeats inputs[{seen[(toks, q)]}]")
+        seen[(toks, q)] = i
+        done += 1
+        progress.update(done)
+
+    # jumps (A.4; docs/math.md §7): overlaps on the words, the four typed witnesses, factor (d−1)/2.
+    used_inputs = [False] * len(p["inputs"])
+    jump_seen: dict[tuple, int] = {}
+    for j, (x, y, z, ov, factor, wit) in enumerate(p["jumps"]):
+        where = f"jumps[{j}]"
+        lo, hi, self_ov = _ov(x, y), _ov(x, z), _ov(x, x)
+        if ov != (lo, hi):
+            _reject("jumps", f"{where} states overlaps {list(ov)}; actual [⟨x,y⟩, ⟨x,z⟩] = [{lo}, {hi}]")
+        if not lo < hi <= self_ov:
+            _reject("jumps", f"{where} is not a jump: need ⟨x,y⟩ = {lo} < ⟨x,z⟩ = {hi} ≤ ⟨x,x⟩ = {self_ov}")
+        if hi - lo < 3:
+            _reject("jumps", f"{where} has gap {hi - lo}: (d−1)/2 = {show_number(Fraction(hi - lo - 1, 2))} < 1 proves nothing")
+        if (x, y, z) in jump_seen:
+            _reject("jumps", f"{where} repeats jumps[{jump_seen[(x, y, z)]}]")
+        jump_seen[(x, y, z)] = j
+        q, y0, y1, z0, z1 = _um_typed(x, "q"), _um_typed(y, "k0"), _um_typed(y, "k1"), _um_typed(z, "k0"), _um_typed(z, "k1")
+        expected = (("Y", (q, y0, y1), lo), ("Z", (q, z0, z1), hi), ("M₀", (q, y0, z1), lo), ("M₁", (q, z0, y1), lo + 1))
+        for (name, toks, target), i in zip(expected, wit):
+            got_toks, got_q, got_target = p["inputs"][i]
+            if got_toks != toks or got_q != 0:
+                shown = ", ".join(_bits(v, m) for v in got_toks[:4]) + (", …" if len(got_toks) > 4 else "")
+                _reject("jumps", f"{where} witness {name} is family.inputs[{i}] = ({shown}; query {got_q}), "
+                        f"expected ({', '.join(_bits(v, m) for v in toks)}; query 0)")
+            if got_target != target:  # targets were recomputed above; the lemma needs t, t+d, t, t+1
+                raise InternalContradiction("jumps", f"{where} witness {name} has target {got_target}, lemma says {target}")
+            used_inputs[i] = True
+        if factor != Fraction(hi - lo - 1, 2):
+            _reject("jumps", f"{where} states factor {show_number(factor)}; the four inputs give (d−1)/2 = "
+                    f"{show_number(Fraction(hi - lo - 1, 2))}")
+        done += 1
+        progress.update(done)
+    for i, used in enumerate(used_inputs):
+        if not used:
+            _reject("family", f"inputs[{i}] is not a witness of any jump")
+
+    # chains (docs/math.md §4) on M-bit keys: one per ordered pair, connected, factor = product.
+    jumps = p["jumps"]
+    used_jumps = [False] * len(jumps)
+    pairs: set[tuple[int, int]] = set()
+    factors: dict[Fraction, int] = {}
+    for c, ((s, u), ids, factor) in enumerate(p["chains"]):
+        where = f"chains[{c}] (pair {s}→{u})"
+        if s == u:
+            _reject("chains", f"{where}: a chain joins two different codewords")
+        if (s, u) in pairs:
+            _reject("chains", f"{where}: a second chain for the same ordered pair")
+        key = full ^ words[s]
+        for k, j in enumerate(ids):
+            x, y, z = jumps[j][:3]
+            if x != words[s]:
+                _reject("chains", f"{where}: jumps[{j}] has query {_bits(x, M)}, not codeword {s}")
+            if y != key:
+                _reject("chains", f"{where}: jumps[{j}] starts at key {_bits(y, M)}, expected {_bits(key, M)}"
+                        + (" (the complement of the codeword)" if k == 0 else " (where the previous jump ended)"))
+            key = z
+            used_jumps[j] = True
+        if key != full ^ words[u]:
+            _reject("chains", f"{where}: ends at key {_bits(key, M)}, expected the complement of codeword {u}")
+        num, den = _chain_product([jumps[j][4] for j in ids], where)
+        if factor.numerator * den != factor.denominator * num:
+            _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
+                    f"{show_number(Fraction(num, den))}")
+        pairs.add((s, u))
+        factors[factor] = factors.get(factor, 0) + 1
+        done += 1
+        progress.update(done)
+    progress.close()
+    if len(pairs) != t * (t - 1):
+        raise InternalContradiction("chains", f"{len(pairs)} distinct pairs after the count check")
+    for j, used in enumerate(used_jumps):
+        if not used:
+            _reject("jumps", f"jumps[{j}] is not used by any chain")
+
+    # arithmetic (trace–Frobenius on B_{S,U} = K(x_S, x_{U^c}); docs/math.md §5) and claim.
+    ar = p["arithmetic"]
+    sigma = _sum_inverse_squares(factors)
+    ratio = Fraction(t * t) / (t + sigma)
+    bound = ratio.numerator // ratio.denominator + 1
+    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", t + sigma),
+                         ("ratio", ratio), ("rank_at_least", bound)):
+        if ar[name] != actual:
+            _reject("arithmetic", f"states {name} = {show_number(ar[name])}; recomputed {show_number(actual)}")
+    claim = p["claim"]
+    if claim["rank_at_least"] > bound:
+        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
+                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
+    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(pairs)}
+    return UniqueMinimizerVerified(dict(claim), bound, ratio, counts)
+
+# =========================================================================== end of unique-minimizer certificates
 
 
 def exact_text(q: Fraction | int) -> str:

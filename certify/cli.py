@@ -148,12 +148,25 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
         raise InputError("give exactly one of --m M and --m-range A:B[:STEP]")
     if plot and m_range is None:
         raise InputError("--plot needs --m-range A:B[:STEP]")
+    if plot:
+        from .bounds.plot import PlotUnavailable, check_plot_path
+
+        try:
+            check_plot_path(plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
     if m is not None and s is not None and s > m - 3:
         raise InputError(f"--s {s} leaves no room: the transcript bound needs m ≥ s + 3")
     try:
         if m_range is not None:
             ms = _parse_range(m_range)
-            rows = B.range_rows(ms, length, H, D)
+            from .check import Progress
+
+            progress = Progress("certify bounds --m-range", total=len(ms))  # interval-mode ranges can take minutes
+            try:
+                rows = B.range_rows(ms, length, H, D, progress=progress.update)
+            finally:
+                progress.close()
             if plot:
                 from .bounds.plot import PlotUnavailable, plot_rows
 
@@ -197,29 +210,336 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
     1: it does not; 2: bad input; 3: a result contradicts the certified theorem.
     """
+    from .kernels.audit import run_check
+
+    code, result = run_check(table, family_path, search_readout)
+    if isinstance(result, str):
+        raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        click.echo(f"certify check-kernel {table}")
+        for line in result.text():
+            click.echo("  " + line)
+    return code
+
+# --------------------------------------------------------------------------- constructions, identities, families (issue 9)
+
+
+@cli.command("construction")
+@click.argument("name", type=click.Choice(["rank-one", "softmax", "polynomial", "relu", "rank15"]))
+@click.option("--m", "m", type=click.IntRange(1, 30), help="Token length m (default 4). Not for rank15.")
+@click.option("--length", "length", type=click.IntRange(1, 64),
+              help="rank-one, softmax: check every length 1…N (defaults 2 and 3); polynomial: exact length N (default D+1).")
+@click.option("--degree", "degree", type=click.IntRange(1, 16), help="polynomial: readout degree D (default 2).")
+@click.option("--rank", "rank", is_flag=True, help="Also the exact rank of the kernel on all 2^m × 2^m Boolean pairs (m ≤ 10).")
+@click.option("--family", "family_path", type=click.Path(dir_okay=False),
+              help="rank15: build the one-hot-query solution of this certificate's or family file's family.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="rank15: write the table (.npz or .json).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.construction/1).")
+def construction_cmd(name, m, length, degree, rank, family_path, out, as_json) -> int:
+    """Check an upper-bound construction exhaustively and exactly (docs/math.md §8).
+
+    NAME: rank-one (exact at lengths 1, 2), softmax (error < 1/2 at every length ≤ n),
+    polynomial (degree-D readout, exact at length D+1), relu (length 3, one ReLU),
+    rank15 (one-hot queries: the rank-15 solution of the rank-nine family, or of --family).
+    Exit 0 solves, 1 not (the worst input is printed), 2 bad input.
+    """
+    from .constructions import EXHAUSTIVE
+    from .constructions.exhaustive import ConstructionError, ConstructionInputError, domain_kernel_rank, run
+    from .constructions.render import render_result
+
+    def refuse(option: str, value) -> None:
+        if value not in (None, False):
+            raise InputError(f"{option} does not apply to {name}")
+
+    try:
+        if name == "rank15":
+            for option, value in (("--m", m), ("--length", length), ("--degree", degree), ("--rank", rank)):
+                refuse(option, value)
+            return _construction_rank15(family_path, out, as_json)
+        refuse("--family", family_path)
+        refuse("--out", out)
+        if name != "polynomial":
+            refuse("--degree", degree)
+        m = 4 if m is None else m
+        if name == "rank-one":
+            c = EXHAUSTIVE[name](m, 2 if length is None else length)
+        elif name == "softmax":
+            c = EXHAUSTIVE[name](m, 3 if length is None else length)
+        elif name == "polynomial":
+            c = EXHAUSTIVE[name](m, 2 if degree is None else degree, length)
+        else:
+            if length not in (None, 3):
+                raise InputError(f"relu is the length-3 construction of C.2; --length must be 3, not {length}")
+            c = EXHAUSTIVE[name](m)
+        params = {"m": m, "length": max(c.lengths)} | ({"degree": c.D} if name == "polynomial" else {})
+        result = run(c, params)
+        if rank:
+            result.kernel_rank, result.rank_notes = domain_kernel_rank(c)
+    except ConstructionInputError as exc:
+        raise InputError(str(exc)) from None
+    except ConstructionError as exc:
+        raise Contradiction(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        click.echo(f"certify construction {name}")
+        for line in render_result(result):
+            click.echo("  " + line)
+    return EXIT_VERIFIED if result.solves else 1
+
+
+def _construction_rank15(family_path: str | None, out: str | None, as_json: bool) -> int:
     import sys as _sys
 
-    from .kernels.audit import FamilyFormatError, KernelContradiction, check_kernel, load_family
-    from .kernels.table import TableFormatError, load_table
-    from .kernels.lp import LPError
+    from .check import format_rational
+    from .constructions.one_hot import check_one_hot
+    from .constructions.render import render_one_hot
+    from .kernels.audit import FamilyFormatError, KernelContradiction, load_family
+    from .kernels.table import TableFormatError
 
     if hasattr(_sys, "set_int_max_str_digits"):
         _sys.set_int_max_str_digits(0)
     try:
-        tab = load_table(table)
+        family = load_family(family_path)
+        table, report = check_one_hot(family, out)
+    except (FamilyFormatError, TableFormatError) as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    except KernelContradiction as exc:
+        raise Contradiction(str(exc)) from None
+    if as_json:
+        doc = {"schema": "certify.construction/1", "construction": "rank15", "solves": bool(report.solves),
+               "max_error": format_rational(report.max_error), "inputs_checked": report.family["inputs"],
+               "kernel_rank": report.kernel_rank, "feature_width": len(table["queries"]),
+               "base": format_rational(table["base"]), "out": out, "check_kernel": report.to_json()}
+        click.echo(json.dumps(doc))
+    else:
+        click.echo("certify construction rank15")
+        for line in render_one_hot(table, report, out):
+            click.echo("  " + line)
+    return EXIT_VERIFIED if report.solves else 1
+
+
+@cli.command("identities")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.identities/1).")
+def identities_cmd(as_json: bool) -> int:
+    """Check the identities behind the lower bounds symbolically with sympy.
+
+    Weight domination at general n (A.2), the four-input unique-minimizer identity
+    (A.4), finite differences (B.1, B.4) and the dense-softmax error formula (A.1).
+    Exit 0 if every one holds, 1 otherwise.
+    """
+    import sympy
+
+    from .check import Progress
+    from .lemmas.identities import all_identities
+
+    bar = Progress("certify identities", total=5)
+    results = all_identities(progress=lambda done, group: bar.update(done, group))
+    bar.close()
+    ok = all(r.holds for r in results)
+    if as_json:
+        click.echo(json.dumps({"schema": "certify.identities/1", "sympy": sympy.__version__, "all_hold": ok,
+                               "identities": [r.to_json() for r in results]}))
+        return EXIT_VERIFIED if ok else 1
+    click.echo(f"certify identities  (sympy {sympy.__version__}: lhs − rhs simplified to 0)")
+    group = None
+    for r in results:
+        if r.group != group:
+            group = r.group
+            click.echo(f"  {group} ({r.reference})")
+        click.echo(f"    {'holds ' if r.holds else 'FAILS '} {r.statement}")
+        click.echo(f"           {r.detail}")
+    click.echo(f"  {sum(r.holds for r in results)} of {len(results)} identities hold")
+    return EXIT_VERIFIED if ok else 1
+
+
+@cli.command("family")
+@click.argument("kind", type=click.Choice(["jumps", "unique-minimizer", "multihead", "transcript"]))
+@click.option("--out", "out", type=click.Path(dir_okay=False), required=True, help="Where to write the family (JSON).")
+@click.option("--code", "code", metavar="SPEC",
+              help="jumps, unique-minimizer: rank-nine, hadamard:ORDER[:T] or greedy:M:Δ[:T].")
+@click.option("--chains", "chains", type=click.Choice(["paper", "direct", "best"]),
+              help="jumps: paper, direct or best; unique-minimizer: direct or best.")
+@click.option("--length", "length", type=click.IntRange(3, 64), help="jumps: exact input length n (default 3).")
+@click.option("--heads", "heads", type=click.IntRange(1, 3), help="multihead: H (inputs of length H+2).")
+@click.option("--m", "m", type=click.IntRange(2, 4096), help="multihead: token length (default 2·gap + 2).")
+@click.option("--gap", "gap", type=click.IntRange(1, 2047), help="multihead: overlap gap of the worse keys (default g_H).")
+@click.option("--candidates", "candidates", type=click.IntRange(1, 2048), help="multihead: number of candidate worse keys (default 2).")
+@click.option("--word-length", "word_length", type=click.IntRange(2, 24), help="transcript: M (default 8).")
+@click.option("--s", "s", type=click.IntRange(1, 64), help="transcript: answers 0…s (default 1).")
+@click.option("--queries", "queries", type=click.IntRange(1, 64), help="transcript: q query tokens (default 3).")
+@click.option("--weight", "weight", type=click.IntRange(1, 24), help="transcript: codeword weight h (default M/2).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def family_cmd(kind, out, as_json, **options) -> int:
+    """Write a witness family (certificate `family` format plus metadata) to --out.
+
+    KIND: jumps (Y, Z, W of every jump, length n; A.2), unique-minimizer (four typed
+    inputs per jump; A.4), multihead (replacement family at length H+2; B.1),
+    transcript (query and database tokens; C.3). Read it back with
+    `certify check-kernel TABLE --family PATH`. Format: docs/families.md.
+    """
+    from .certificates.families import FamilyInputError, family_document
+    from .certificates.producer import write_certificate
+
+    from .check import Progress
+
+    bar = Progress(f"certify family {kind}")  # building and writing the largest families takes seconds
+    try:
+        doc = family_document(kind, **options)
+        bar.update(len(doc["family"]["inputs"]), f"inputs built, writing {out}")
+        write_certificate(doc, out)
+    except FamilyInputError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    bar.close()
+    inputs = doc["family"]["inputs"]
+    lengths = sorted({len(x["tokens"]) for x in inputs})
+    if as_json:
+        click.echo(json.dumps({"kind": kind, "out": out, "m": doc["m"], "parameters": doc["parameters"],
+                               "counts": doc["counts"], "lengths": lengths}))
+        return EXIT_VERIFIED
+    click.echo(f"certify family {kind}")
+    click.echo(f"  family      {doc['title']} ({doc['reference']})")
+    click.echo("  parameters  " + ", ".join(f"{k} = {v}" for k, v in doc["parameters"].items()))
+    click.echo(f"  inputs      {len(inputs):,} of length {', '.join(map(str, lengths))} on {doc['m']}-bit tokens"
+               + "".join(f", {v:,} {k}" for k, v in doc["counts"].items() if k != "inputs"))
+    if "min_unintended_overlap" in doc:
+        click.echo(f"  overlaps    every unintended overlap at a query token ≥ {doc['min_unintended_overlap']} > s = {doc['parameters']['s']}")
+    click.echo(f"  wrote       {out}")
+    return EXIT_VERIFIED
+
+
+@cli.command("unique-minimizer")
+@click.option("--code", "code", metavar="SPEC", default="greedy:24:7:6", show_default=True,
+              help="rank-nine, hadamard:ORDER[:T] or greedy:M:Δ[:T] (directed distance ≥ 3).")
+@click.option("--chains", "chains", type=click.Choice(["direct", "best"]), default="direct", show_default=True,
+              help="direct: one jump per pair, factor (d−1)/2; best: the split maximizing the product.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default="unique-minimizer.cert.json", show_default=True,
+              help="Where to write the certificate.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int:
+    """Build, write and re-verify a unique-minimizer certificate (A.4; docs/math.md §7).
+
+    Every input has three distinct tokens and a unique minimizer at the query; the
+    effective kernel K = α(q,k₀) + 2α(q,k₁) gains a factor (d−1)/2 per jump (3 at gap 7).
+    """
+    from codes import CodeError, code_from_spec
+    from witnesses import WitnessError, unique_minimizer_family
+
+    from .certificates.families import chain_plan
+    from .certificates.producer import CertificateBuildError, describe, write_certificate
+    from .certificates.unique_minimizer import build_unique_minimizer_certificate
+
+    try:
+        fam = unique_minimizer_family(code_from_spec(code), chain_plan(chains, 3, True), plan_name=chains)
+        cert = build_unique_minimizer_certificate(fam)
+    except (CodeError, WitnessError, CertificateBuildError) as exc:
+        raise InputError(f"--code {code}: {exc}") from None
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != cert["arithmetic"]["rank_at_least"]:
+        raise Contradiction(f"producer says r ≥ {cert['arithmetic']['rank_at_least']}, checker says r ≥ {verified.proved}")
+    if as_json:
+        click.echo(json.dumps({"claim": cert["claim"], "code": code, "chains": chains, "out": out,
+                               "sha256": cert["sha256"], "counts": verified.counts, "arithmetic": cert["arithmetic"],
+                               "verified": True}))
+        return EXIT_VERIFIED
+    click.echo(f"certify unique-minimizer (code: {code}, chains: {chains})")
+    for line in describe(cert):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    return EXIT_VERIFIED
+
+
+@cli.command("train")
+@click.option("--family", "family_path", type=click.Path(dir_okay=False),
+              help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
+@click.option("--ranks", "ranks", default="4,8,9,12,15,32", show_default=True, help="Feature ranks r, comma-separated (1–1024).")
+@click.option("--seeds", "seeds", default="0-4", show_default=True, help="Seeds: a list and/or ranges, e.g. 0-4 or 0,3,7.")
+@click.option("--steps", "steps", type=click.IntRange(1, 1_000_000), default=2000, show_default=True,
+              help="Full-batch Adam steps per run (1–1,000,000).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="trained", show_default=True,
+              help="Directory for the exported tables rank<r>_seed<s>.npz.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
+def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
+    """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
+
+    Needs PyTorch (pip install 'certify[train]'). Exit 0 when every run was trained,
+    exported and checked; 2 bad input or no torch; 3 a result contradicts the certificate.
+    """
+    from .kernels import training as T
+    from .kernels.audit import FamilyFormatError, KernelContradiction, load_family
+    from .kernels.lp import LPError
+    from .kernels.table import TableFormatError
+    from .kernels.training_report import plot_results, render_text, to_json
+    from .bounds.plot import PlotUnavailable
+    from .check import Progress
+
+    try:
+        config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if plot:  # refused before minutes of training, not after
+        from .bounds.plot import check_plot_path
+
+        try:
+            check_plot_path(plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    try:
+        T._torch()
         fam = load_family(family_path)
-        report = check_kernel(tab, fam, search_readout=search_readout)
+        construction = T.construction_report(fam)
+        total = len(config.ranks) * len(config.seeds)
+        progress = Progress(f"certify train: {total} runs", total=total, delay=0.0, interval=0.0)
+
+        def on_run(res, done, total):
+            progress.update(done, f"rank {res.rank} seed {res.seed}: exact max error "
+                                  f"{float(res.report.max_error):.4g}, solves: {'yes' if res.solves else 'no'}")
+
+        results = T.run_experiment(fam, config, out_dir, on_run)
+        progress.close()
+        env = T.environment()
+    except (T.TrainingUnavailable, T.TrainingInputError) as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
     except (TableFormatError, FamilyFormatError) as exc:
         raise InputError(str(exc)) from None
     except (KernelContradiction, LPError) as exc:
         raise Contradiction(str(exc)) from None
+    if plot:
+        try:
+            plot_results(results, construction, fam.certified_bound, plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+        except OSError as exc:
+            raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None
     if as_json:
-        click.echo(json.dumps(report.to_json()))
+        click.echo(json.dumps(to_json(fam, config, results, construction, out_dir, env)))
     else:
-        click.echo(f"certify check-kernel {table}")
-        for line in report.text():
-            click.echo("  " + line)
-    return EXIT_VERIFIED if report.ok else 1
+        for line in render_text(fam, config, results, construction, out_dir):
+            click.echo(line)
+        if plot:
+            click.echo(f"  wrote        {plot}")
+    return EXIT_VERIFIED
 
 
 # --------------------------------------------------------------------------- rank-bound (issue 10)

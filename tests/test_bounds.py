@@ -106,8 +106,10 @@ def test_exact_is_never_below_the_closed_form():
 def test_interval_enclosures_contain_the_exact_integers():
     from flint import arb, fmpz
 
+    from codes import MiddleLayer
+
     for M, delta in [(200, 30), (1000, 150), (4000, 600), (4000, 1500), (4000, 1999)]:
-        layer = B.MiddleLayer(M)
+        layer = MiddleLayer(M)
         T = layer.code_size(delta)
         with B._precision():
             lo, hi = B._T_interval(M, delta)
@@ -222,3 +224,121 @@ def test_large_m_is_fast_and_interval():
     out = B.all_bounds(10**6, length=1000, H=2, D=2, s=12)
     assert time.perf_counter() - start < 20  # generous: the benchmark records ≈ 0.25 s
     assert out["mode"] == "interval" and out["theorem1"].exact.kind == "interval"
+
+
+# ---------------------------------------------------------------- fast scans = straightforward scans (issue 11)
+
+def straightforward_optimum(M, candidates, lam2, value=B.tf_bound):
+    """The per-m evaluation the fast scan replaces: every Δ upwards with codes.MiddleLayer
+    (terms added one by one, one big division per Δ), stopping once T_Δ ≤ best (value ≤ T)."""
+    from codes import MiddleLayer
+
+    layer = MiddleLayer(M)
+    best = (1, None, None, None)
+    for delta in candidates:
+        if delta > layer.h:
+            break
+        T = layer.code_size(delta)
+        if T <= best[0]:
+            break
+        L2 = lam2(delta)
+        if L2 is not None and value(T, L2) > best[0]:
+            best = (value(T, L2), delta, T, L2)
+    return best
+
+
+def exhaustive_optimum(M, candidates, lam2, value):
+    """max over every candidate Δ ≤ M/2 (no stopping rule at all), smallest Δ on ties."""
+    h = M // 2
+    best = (1, None, None, None)
+    for delta in candidates:
+        if delta > h:
+            break
+        T = -(-comb(M, h) // sum(comb(h, a) ** 2 for a in range(delta)))
+        L2 = lam2(delta)
+        if L2 is not None and value(T, L2) > best[0]:
+            best = (value(T, L2), delta, T, L2)
+    return best
+
+
+@given(st.integers(1, 400), st.integers(0, 420), st.integers(0, 420))
+def test_binary_splitting_sums_the_squared_binomials(h, a, b):
+    assert B._binom_sq_sum(h, a, b) == sum(comb(h, j) ** 2 for j in range(a, b))
+
+
+@given(st.integers(1, 300).map(lambda h: 2 * h), st.lists(st.integers(1, 320), min_size=1, max_size=8))
+def test_layer_balls_equal_middle_ball_in_any_order_of_requests(M, deltas):
+    from codes import gv_count, middle_ball
+
+    layer = B._Layer(M)
+    for d in deltas:  # each request starts from whichever ball is nearest: order must not matter
+        assert layer.ball(d) == middle_ball(M, d)
+        assert layer.code_size(d) == gv_count(M, d)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 160).map(lambda h: 2 * h), st.sampled_from(["chains1", "chains2", "chains7", "heads1", "heads2"]),
+       st.sampled_from([B.tf_bound, B._half_min]))
+def test_window_scan_finds_the_exhaustive_maximum(M, kind, value):
+    if kind.startswith("chains"):
+        table = B.ChainTable(int(kind[6:]))
+        cands, lam2 = range(2, M // 2 + 1), table.squared
+        balance = lambda d: B._log2_T_float(M, d) - B._pattern_log2_squared(d, table.A)  # noqa: E731
+    else:
+        H, g = int(kind[5:]), 8
+        cands = range(g, M // 2 + 1, g)
+        lam2 = lambda d: 4 ** -(-(d // g) // H)  # noqa: E731
+        balance = lambda d: B._log2_T_float(M, d) - 2 * -(-(d // g) // H)  # noqa: E731
+    want = exhaustive_optimum(M, cands, lam2, value)
+    assert B._optimize_exact(B._Layer(M), cands, lam2, value, balance) == want
+    # any start gives the same answer: no model, and a model that points at the wrong end
+    assert B._optimize_exact(B._Layer(M), cands, lam2, value) == want
+    assert B._optimize_exact(B._Layer(M), cands, lam2, value, lambda d: 1.0) == want
+
+
+@pytest.mark.parametrize("m", [4, 5, 24, 169, 1001, 4000, 9999, 19_999, 20_001])
+def test_fast_theorem1_equals_the_straightforward_scan(m):
+    M = 2 * (m // 2)
+    table = B.ChainTable(1)
+    b, delta, T, L2 = straightforward_optimum(M, range(2, M // 2 + 1), table.squared)
+    t = B.theorem1(m)
+    assert t.exact.kind == "exact" and t.exact.value == b
+    if delta is not None:
+        assert (t.parameters["distance"], t.parameters["code_size"], t.parameters["chain_factor"] ** 2) == (delta, T, L2)
+
+
+@pytest.mark.parametrize("m", [300, 2001, 6000])
+def test_fast_optional_sections_equal_the_straightforward_scan(m):
+    M = 2 * (m // 2)
+    for H in (1, 2):
+        g = B.g_heads(H)
+        if g > M // 2:
+            assert not B.heads(m, H).applies
+            continue
+        q = lambda K: -(-K // H)  # noqa: E731
+        cands, lam2 = [K * g for K in range(1, M // 2 // g + 1)], (lambda d: 4 ** q(d // g))
+        sec = B.heads(m, H)
+        assert sec.exact.value == straightforward_optimum(M, cands, lam2)[0]
+        assert sec.closed_form.value == straightforward_optimum(M, cands, lam2, B._half_min)[0]
+    for n in (4, 1000):
+        want = straightforward_optimum(M, range(2, M // 2 + 1), B.ChainTable(n - 2).squared)
+        sec = B.growing_context(m, n)
+        assert (sec.exact.value, sec.parameters["distance"], sec.parameters["code_size"]) == want[:3]
+
+
+def test_range_rows_equal_per_m_rows_across_the_exact_interval_switch():
+    ms = [19_996, 19_999, 20_000, 20_001, 20_002, 20_003, 20_004]
+    rows = B.range_rows(ms, length=10, H=1)
+    assert [r["m"] for r in rows] == ms
+    B._LAYERS.clear()
+    B._CHAIN_TABLES.clear()  # fresh caches, other order: the rows may not depend on what ran before
+    for m in reversed(ms):
+        assert B.range_rows([m], length=10, H=1) == [rows[ms.index(m)]]
+    kinds = [B.theorem1(m).exact.kind for m in ms]
+    assert kinds == ["exact"] * 4 + ["interval"] * 3  # M = 2⌊m/2⌋ ≤ 20,000 is exact
+
+
+def test_range_rows_reports_progress():
+    seen = []
+    B.range_rows(range(100, 131, 10), progress=seen.append)
+    assert seen == [1, 2, 3, 4]

@@ -64,3 +64,14 @@ def test_verify_json():
 def test_version_and_help():
     assert run_cli("--version").stdout.strip() == "certify, version 0.1.0"
     assert "rank-nine" in run_cli("--help").stdout
+
+
+def test_out_never_replaces_a_special_file(tmp_path):
+    import os
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    proc = run_cli("rank-nine", "--out", str(fifo))
+    one_line_error(proc, 2)
+    assert "not a regular file" in proc.stderr and stat.S_ISFIFO(os.stat(fifo).st_mode)

@@ -90,3 +90,60 @@ def test_refusals():
         certified_rank(2, [2.0, 2])
     with pytest.raises(ValueError):
         matrix_trace_frobenius([[0, 0], [0, 0]])
+
+
+# --------------------------------------------------------------------------- exact ranks, fast
+
+from flint import fmpq, fmpq_mat, fmpz_mat  # noqa: E402
+
+from certify.lemmas.frobenius import RANK_PRIMES, factored_matrix_rank, matrix_rank  # noqa: E402
+
+
+@st.composite
+def low_rank_products(draw):
+    """``P·Kᵀ`` with rational factors of width ``r``: rank ≤ r, usually rank-deficient."""
+    n, m, r = draw(st.integers(1, 9)), draw(st.integers(1, 9)), draw(st.integers(1, 4))
+    q = st.fractions(min_value=-4, max_value=4, max_denominator=7)
+    P = [[draw(q) for _ in range(r)] for _ in range(n)]
+    K = [[draw(q) for _ in range(r)] for _ in range(m)]
+    return [[sum(a * b for a, b in zip(p, k)) for k in K] for p in P]
+
+
+@given(low_rank_products())
+def test_matrix_rank_equals_exact_elimination(rows):
+    res = matrix_rank(rows)
+    flat = [fmpq(v.numerator, v.denominator) for r in rows for v in r]
+    assert res.rank == fmpq_mat(len(rows), len(rows[0]), flat).rank()
+    event(res.upper_from.split(" (")[0].split(",")[0])
+
+
+def test_rank_sources_are_named():
+    full = matrix_rank([[1, 2], [3, 4]])
+    assert full.rank == 2 and full.lower_from.startswith("its rank modulo") and full.upper_from.startswith("the matrix shape")
+    deficient = matrix_rank([[1, 2, 3], [2, 4, 6], [1, 1, 1]])
+    assert deficient.rank == 2 and deficient.upper_from.startswith("a rank factorization with 2 columns")
+    assert matrix_rank([[0, 0]]).rank == 0 == matrix_rank([]).rank
+
+
+def test_a_prime_dividing_every_minor_falls_back_to_exact_elimination():
+    """rank 2, but 1 modulo both primes: the factorization check must fail and elimination decide."""
+    p, q = RANK_PRIMES
+    res = matrix_rank([[p * q, 0], [0, 1]])
+    assert res.rank == 2 and "elimination" in res.upper_from and "elimination" in res.lower_from
+
+
+def test_flint_matrices_are_taken_as_they_are():
+    A = fmpq_mat(3, 3, [fmpq(1, 2), 1, 0, 1, 2, 0, 0, 0, fmpq(1, 3)])
+    assert matrix_rank(A).rank == 2 == exact_rank(A) == exact_rank(fmpz_mat([[1, 2, 0], [2, 4, 0], [0, 0, 1]]))
+    P = fmpq_mat(4, 2, [1, 0, 0, 1, 1, 1, 2, 3])
+    assert factored_matrix_rank(P, P).rank == 2
+
+
+def test_multi_limb_entries_are_verified():
+    """Entries of several 56-bit limbs, negative too: the split must reproduce them exactly."""
+    big = 2**130 + 12345
+    rows = [[big, -3 * big, 5], [2 * big, -6 * big, 10], [-big, 3 * big, -5]]
+    res = matrix_rank(rows)
+    assert res.rank == 1 and res.upper_from.startswith("a rank factorization")
+    rows[2][2] = -4  # now rank 2
+    assert matrix_rank(rows).rank == 2

@@ -16,15 +16,15 @@ def npz(tmp_path, name="t.npz", **arrays):
 
 def test_npz_floats_are_read_as_their_exact_binary_value(tmp_path):
     t = load_table(npz(tmp_path, tokens=np.array(["10", "01"]), kernel=np.array([[0.1, 1.0], [1.0, 0.5]])))
-    assert t.fields["kernel"][0][0] == Fraction(0.1) == Fraction(3602879701896397, 36028797018963968)
+    assert t.entry("kernel", 0, 0) == Fraction(0.1) == Fraction(3602879701896397, 36028797018963968)
     t32 = load_table(npz(tmp_path, "f32.npz", tokens=np.array(["10", "01"]), kernel=np.array([[0.1, 1], [1, 1]], dtype=np.float32)))
-    assert t32.fields["kernel"][0][0] == Fraction(float(np.float32(0.1)))
+    assert t32.entry("kernel", 0, 0) == Fraction(float(np.float32(0.1)))
 
 
 def test_json_decimals_and_fractions_are_exact():
     t = loads_json('{"tokens": [[1, 0], [0, 1]], "kernel": [[0.1, "1/3"], [2, 1e-3]]}')
-    assert t.fields["kernel"][0] == [Fraction(1, 10), Fraction(1, 3)]
-    assert t.fields["kernel"][1] == [2, Fraction(1, 1000)]
+    assert [t.entry("kernel", 0, j) for j in (0, 1)] == [Fraction(1, 10), Fraction(1, 3)]
+    assert [t.entry("kernel", 1, j) for j in (0, 1)] == [2, Fraction(1, 1000)]
     assert t.tokens == (1, 2) and t.m == 2
 
 
@@ -54,7 +54,17 @@ def test_integer_token_arrays(tmp_path):
 ])
 def test_malformed_npz_tables(tmp_path, arrays, message):
     with pytest.raises(TableFormatError, match=message):
-        load_table(npz(tmp_path, **arrays))
+        load_table(npz(tmp_path, **arrays)).prepare([0, 1])  # entries are read (and checked) when used
+
+
+def test_only_the_rows_used_are_read(tmp_path):
+    kernel = np.ones((3, 3))
+    kernel[2, 0] = np.nan  # in a row nobody asks for
+    t = load_table(npz(tmp_path, tokens=np.array(["100", "010", "001"]), kernel=kernel))
+    t.prepare([0, 1])
+    assert t.fields["kernel"].loaded == {0: 0, 1: 1} and t.entry("kernel", 1, 0) == 1
+    with pytest.raises(TableFormatError, match=r"kernel\[2, 0\] is nan"):
+        t.prepare([2])
 
 
 def test_pickled_objects_are_never_loaded(tmp_path):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from certify.kernels.audit import (
     KernelContradiction, assert_consistent, check_kernel, load_family, _detect_jumps,
 )
-from certify.kernels.table import KernelTable, TableFormatError, _validate, load_table
+from certify.kernels.table import KernelTable, TableFormatError, load_table
 
 from conftest import CORPUS, ROOT
 
@@ -20,7 +20,7 @@ SMALL = load_family(str(CORPUS / "valid" / "small_paper.json"))
 
 def table_from(tokens, m, **fields) -> KernelTable:
     raw = {"tokens": [format(x, f"0{m}b")[::-1] for x in tokens], **fields}
-    return _validate(raw, lambda v, name: [[Fraction(x) for x in row] for row in v] if name != "beta" else [Fraction(x) for x in v])
+    return KernelTable.from_dict(raw)
 
 
 def family_tokens(fam):
@@ -58,6 +58,20 @@ def test_uniform_kernel_admits_no_readout_and_the_witnesses_of_a_jump_say_why():
     assert rep.infeasible_query_tokens == 15
 
 
+@pytest.mark.parametrize("name", ["uniform_kernel_only.json", "rank15_fails.npz", "rank15_kernel_only.npz"])
+def test_readout_search_output_does_not_depend_on_highs(name, monkeypatch):
+    """Printed answers come from the exact simplex; HiGHS (if installed) only decides the tokens after the first failure."""
+    from certify.kernels import lp
+
+    def report():
+        rep = check_kernel(load_table(str(EX / name)), RANK_NINE, search_readout=True)
+        return rep.text(), rep.to_json(), rep.infeasible_query_tokens
+
+    first = report()
+    monkeypatch.setattr(lp, "_highs_core", lambda: None)
+    assert report() == first
+
+
 def test_found_readout_solves_when_written_back():
     rep = check_kernel(load_table(str(EX / "rank15_kernel_only.npz")), RANK_NINE)
     assert rep.readout_exists
@@ -68,9 +82,11 @@ def test_found_readout_solves_when_written_back():
     for q, row in rep.readout.items():
         for z, g in row.items():
             w[pos[q]][pos[z]] = Fraction(g)
-    fields = dict(base.fields)
-    fields.update(beta=[Fraction(0)] * len(toks), w=w)
-    rep2 = check_kernel(KernelTable(fields), RANK_NINE)
+    n = len(toks)
+    r = base.width
+    phi = {f: [[base.entry(f, i, k) for k in range(r)] for i in range(n)] for f in ("phi_q", "phi_k")}
+    rep2 = check_kernel(KernelTable.from_dict({"tokens": [format(x, "024b")[::-1] for x in toks], **phi,
+                                              "beta": [Fraction(0)] * n, "w": w}), RANK_NINE)
     assert rep2.solves
 
 
@@ -155,3 +171,16 @@ def test_rank_nine_family_rejects_every_kernel_of_width_below_nine(table):
     tab = table_from(toks, 24, phi_q=phi_q, phi_k=phi_k)
     rep = check_kernel(tab, RANK_NINE)
     assert rep.readout_exists is False
+
+
+def test_kernel_given_directly_reports_where_its_rank_bounds_come_from(tmp_path):
+    import numpy as np
+
+    d = np.load(EX / "rank15_kernel_only.npz")
+    path = tmp_path / "k.npz"
+    np.savez(path, tokens=d["tokens"], kernel=d["phi_q"] @ d["phi_k"].T)
+    rep = check_kernel(load_table(str(path)), RANK_NINE)
+    assert rep.kernel_rank == 15 and rep.kernel_rank_bounds.rank == 15
+    js = rep.to_json()["kernel_rank_bounds"]
+    assert js["lower_from"].startswith("its rank modulo") and js["upper_from"].startswith("the matrix shape")
+    assert any(line.strip().startswith("exact: ≥ from its rank modulo") for line in rep.text())

@@ -90,3 +90,124 @@ def test_simplex_matches_vertex_enumeration(args):
     # dual feasibility and strong duality: Aᵀw ≤ c, b·w = value
     assert all(sum(A[i][j] * w[i] for i in range(len(A))) <= c[j] for j in range(len(c)))
     assert sum(b[i] * w[i] for i in range(len(A))) == value
+
+
+# ---------------------------------------------------------------- sparse rows, HiGHS path (issue 11)
+
+from certify.kernels import lp as LP  # noqa: E402
+
+SOLVERS = ["simplex"] + (["highs"] if LP.highs_available() else [])
+
+
+def check_proof(res, rows, lo, hi):
+    """Re-check a Feasibility's proof here, with Fractions (independent of lp.py's own checks)."""
+    n = len(rows[0])
+    if res.feasible:
+        g = res.solution
+        assert all(l < sum(r[z] * g[z] for z in range(n)) < u for r, l, u in zip(rows, lo, hi))
+    else:
+        lam, nu = res.lam, res.nu
+        assert all(v >= 0 for v in lam + nu) and sum(lam) + sum(nu) == 1
+        for z in range(n):
+            assert sum((nu[i] - lam[i]) * rows[i][z] for i in range(len(rows))) == 0
+        assert sum(nu[i] * hi[i] - lam[i] * lo[i] for i in range(len(rows))) <= 0
+
+
+systems = st.integers(1, 4).flatmap(lambda n: st.lists(
+    st.tuples(st.lists(small, min_size=n, max_size=n), small, st.fractions(min_value=0, max_value=3, max_denominator=4)),
+    min_size=1, max_size=8))
+
+
+@given(systems)
+def test_every_solver_decides_like_the_exact_simplex_and_carries_a_proof(items):
+    rows = [r for r, _, _ in items]
+    lo = [l for _, l, _ in items]
+    hi = [l + w for _, l, w in items]  # w = 0 gives an empty interval: infeasible on its own
+    exact = strict_feasibility(rows, lo, hi)
+    for solver in SOLVERS:
+        res = LP.decide_feasibility(rows, lo, hi, solver=solver)
+        assert res.feasible == exact.feasible
+        check_proof(res, rows, lo, hi)
+
+
+@given(systems)
+def test_sparse_rows_give_the_same_answer_as_dense_rows(items):
+    rows = [r for r, _, _ in items]
+    lo = [l for _, l, _ in items]
+    hi = [l + w for _, l, w in items]
+    sparse = [{z: v for z, v in enumerate(r) if v} for r in rows]
+    assert strict_feasibility(sparse, lo, hi, nvar=len(rows[0])) == strict_feasibility(rows, lo, hi)
+
+
+def test_exact_simplex_answers_without_highs():
+    assert LP.decide_feasibility([[1]], [0], [1], solver="simplex").method == "simplex"
+
+
+@pytest.mark.skipif(not LP.highs_available(), reason="highspy not installed")
+def test_highs_answer_is_used_when_it_verifies():
+    res = LP.decide_feasibility([[1, 0], [1, 1]], [0, 2], [2, 4], solver="highs")
+    assert res.method == "highs" and res.feasible
+    res = LP.decide_feasibility([[1], [1], [1]], [0, 3, -9], [2, 5, 9], solver="highs")
+    assert res.method == "highs" and not res.feasible and res.support == (0, 1)
+
+
+@pytest.mark.skipif(not LP.highs_available(), reason="highspy not installed")
+def test_exact_simplex_takes_over_when_the_float_answer_does_not_verify():
+    # 1 < g < 1 + 10^-30 and 2 < 2g < 2 + 2·10^-30: feasible, far below double precision.
+    tiny = Fraction(1, 10**30)
+    rows, lo, hi = [[1], [2]], [1, 2], [1 + tiny, 2 + 2 * tiny]
+    res = LP.decide_feasibility(rows, lo, hi, solver="highs")
+    assert res.feasible and res.method == "simplex"
+    check_proof(res, rows, lo, hi)
+    # and infeasible by a gap of 10^-30 (0 < g < 1 and 1 + 10^-30 < g < 2): whichever path
+    # answers, the certificate is exact
+    res = LP.decide_feasibility([[1], [1]], [0, 1 + tiny], [1, 2], solver="highs")
+    assert not res.feasible
+    check_proof(res, [[1], [1]], [0, 1 + tiny], [1, 2])
+
+
+def test_floats_and_bad_shapes_are_refused():
+    with pytest.raises(TypeError, match="rows\\[0\\]\\[1\\]"):
+        strict_feasibility([[1, 0.5]], [0], [1])
+    with pytest.raises(TypeError, match="lo\\[0\\]"):
+        LP.decide_feasibility([[1]], [0.0], [1])
+    with pytest.raises(ValueError, match="one entry per inequality"):
+        strict_feasibility([[1]], [0, 1], [1])
+    with pytest.raises(ValueError, match="variable index"):
+        strict_feasibility([{3: 1}], [0], [1], nvar=2)
+    with pytest.raises(ValueError, match="solver"):
+        LP.decide_feasibility([[1]], [0], [1], solver="glpk")
+
+
+def _q_rows(A):
+    return [{j: LP.as_fmpq(v) for j, v in enumerate(r) if v} for r in A]
+
+
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(-3, 3), min_size=n, max_size=n),
+    st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=1, max_size=2))))
+def test_dantzig_rule_reaches_the_same_optimum_as_blands(args):
+    c, A = args
+    A = A + [[1] * len(c)]
+    b = [0] * (len(A) - 1) + [1]
+    try:
+        bland = LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b])
+    except LPError:
+        with pytest.raises(LPError):
+            LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+        return
+    value, x, w = LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+    assert value == bland[0]
+    assert all(v >= 0 for v in x)
+    assert all(sum(A[i][j] * x[j] for j in range(len(c))) == b[i] for i in range(len(A)))
+
+
+def test_dantzig_rule_terminates_on_beales_cycling_example():
+    # Beale (1955): Dantzig's rule with the usual ties cycles from the slack basis; the
+    # fallback to Bland's rule after m degenerate pivots guarantees termination anyway.
+    F = Fraction
+    c = [0, 0, 0, F(-3, 4), 20, F(-1, 2), 6]
+    A = [[1, 0, 0, F(1, 4), -8, -1, 9], [0, 1, 0, F(1, 2), -12, F(-1, 2), 3], [0, 0, 1, 0, 0, 1, 0]]
+    b = [0, 0, 1]
+    value, x, _ = LP._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+    assert value == brute_lp(c, A, b) == F(-5, 4)

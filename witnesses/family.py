@@ -15,6 +15,7 @@ witnesses.inputs.WitnessError: unknown chain plan 'best'; choose one of: direct,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from codes import ConstantWeightCode, rank_nine_code
 
@@ -46,8 +47,10 @@ class WitnessFamily:
         Name of the chain plan.
     jumps : tuple of Jump
         Distinct jumps, in order of first use.
-    witnesses : tuple of (int, int, int)
-        For each jump, the indices of its ``Y, Z, W`` inputs in ``inputs``.
+    witnesses : tuple of tuple of int
+        For each jump, the indices of its witness inputs in ``inputs``: ``Y, Z, W``
+        (weight domination, A.2), or ``Y, Z, M₀, M₁`` for the unique-minimizer family
+        (A.4, :mod:`witnesses.unique_minimizer`).
     chains : tuple of Chain
         One per ordered pair ``(S, U)``, ``S ≠ U``, in lexicographic order.
     inputs : tuple of Input
@@ -58,13 +61,14 @@ class WitnessFamily:
     length: int
     plan: str
     jumps: tuple[Jump, ...]
-    witnesses: tuple[tuple[int, int, int], ...]
+    witnesses: tuple[tuple[int, ...], ...]
     chains: tuple[Chain, ...]
     inputs: tuple[Input, ...]
 
 
 def build_family(
-    code: ConstantWeightCode, plan: str | ChainPlan = "paper", length: int = 3, plan_name: str | None = None
+    code: ConstantWeightCode, plan: str | ChainPlan = "paper", length: int = 3, plan_name: str | None = None,
+    witnesses: Callable[[Jump], tuple[Input, ...]] | None = None,
 ) -> WitnessFamily:
     """Build the witness family of ``code`` under a chain plan (A.2; §6.1).
 
@@ -77,6 +81,12 @@ def build_family(
         chain's levels ``(0, …, d)``.
     length : int
         Exact input length ``n ≥ 3``.
+    plan_name : str, optional
+        The name recorded for a callable ``plan``.
+    witnesses : callable, optional
+        The inputs a jump needs; default ``jump.witnesses(length)`` (the three
+        witnesses of weight domination). :func:`witnesses.unique_minimizer.jump_inputs`
+        gives the four inputs of A.4 instead.
 
     Raises
     ------
@@ -96,7 +106,8 @@ def build_family(
     jump_index: dict[Jump, int] = {}
     input_index: dict[Input, int] = {}
     jumps: list[Jump] = []
-    witnesses: list[tuple[int, int, int]] = []
+    wit_index: list[tuple[int, ...]] = []
+    make = witnesses if witnesses is not None else (lambda jump: jump.witnesses(length))
     inputs: list[Input] = []
     chains: list[Chain] = []
 
@@ -115,10 +126,10 @@ def build_family(
                 if jump not in jump_index:
                     jump_index[jump] = len(jumps)
                     jumps.append(jump)
-                    witnesses.append(tuple(add_input(w) for w in jump.witnesses(length)))
+                    wit_index.append(tuple(add_input(w) for w in make(jump)))
                 ids.append(jump_index[jump])
             chains.append(Chain(i, j, tuple(ids)))
-    return WitnessFamily(code, length, name, tuple(jumps), tuple(witnesses), tuple(chains), tuple(inputs))
+    return WitnessFamily(code, length, name, tuple(jumps), tuple(wit_index), tuple(chains), tuple(inputs))
 
 
 def rank_nine_family(plan: str = "paper") -> WitnessFamily:

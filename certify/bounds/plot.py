@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PlotUnavailable", "plot_rows"]
+__all__ = ["PlotUnavailable", "check_plot_path", "plot_rows"]
 
 _STYLE = {
     "theorem1.closed_form": ("Theorem 1, closed form 2^(4⌊M/40⌋−1)", "C0", "--"),
@@ -23,11 +23,7 @@ class PlotUnavailable(RuntimeError):
     """matplotlib is not installed."""
 
 
-def plot_rows(rows: list[dict[str, Any]], path: str, title: str = "", labels: dict[str, str] | None = None) -> None:
-    """Draw one line per bound (points where it is trivial or does not apply are left out).
-
-    ``labels`` adds text to a column's legend entry (e.g. ``{"heads.exact": "H = 2"}``).
-    """
+def _pyplot():
     try:
         import matplotlib
 
@@ -35,6 +31,39 @@ def plot_rows(rows: list[dict[str, Any]], path: str, title: str = "", labels: di
         import matplotlib.pyplot as plt
     except ImportError:
         raise PlotUnavailable("plotting needs matplotlib: pip install 'certify[plot]'") from None
+    return plt
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse, before any work, a plot file matplotlib cannot write (unknown extension, missing folder).
+
+    Raises
+    ------
+    PlotUnavailable
+        matplotlib is missing, or ``path`` has no extension matplotlib can write, or its
+        folder does not exist; the message says which and what would work.
+    """
+    import os
+
+    _pyplot()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    kinds = FigureCanvasAgg.get_supported_filetypes()
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in kinds:
+        raise PlotUnavailable(f"cannot draw {path!r}: the extension {('.' + ext) if ext else '(none)'} is not one "
+                              f"matplotlib writes; use one of {', '.join('.' + k for k in sorted(kinds))}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise PlotUnavailable(f"cannot write {path!r}: the folder {folder} does not exist")
+
+
+def plot_rows(rows: list[dict[str, Any]], path: str, title: str = "", labels: dict[str, str] | None = None) -> None:
+    """Draw one line per bound (points where it is trivial or does not apply are left out).
+
+    ``labels`` adds text to a column's legend entry (e.g. ``{"heads.exact": "H = 2"}``).
+    """
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
     for col, (label, color, style) in _STYLE.items():
         pts = [(r["m"], r[col]) for r in rows if r.get(col) is not None]

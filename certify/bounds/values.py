@@ -35,9 +35,9 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
-from codes import MiddleLayer, middle_ball
+from codes import middle_ball
 
 __all__ = [
     "EXACT_LIMIT",
@@ -252,7 +252,7 @@ def _pattern_split(d: int, A: int) -> dict[int, int]:
         b = (4 * d) % 5
         return {4: b, 5: (d - 4 * b) // 5} if b else {5: d // 5}
     if d < 64:
-        return ChainTable(A).gaps(d)
+        return _chain_table(A).gaps(d)
     g = max(range(2, MAX_GAP + 1), key=lambda g: math.log(A * (g - 1)) / g)
     k, r = divmod(d, g)
     return {g: k} if r == 0 else {g: k - 1, g + r: 1}
@@ -291,23 +291,158 @@ def _half_min(T: int, L2: int) -> int:
     return max(1, -(-min(T, L2) // 2))
 
 
-def _optimize_exact(layer: MiddleLayer, candidates: Iterable[int], lam2: Callable[[int], int | None],
-                    value: Callable[[int, int], int] = tf_bound):
-    """Scan ``Δ`` upwards; stop once ``T_Δ`` (an upper bound on every later value) cannot win."""
-    best = (1, None, None, None)
-    for delta in candidates:
-        if delta > layer.h:
-            break
-        T = layer.code_size(delta)
+class _Layer:
+    """``V_Δ(M)`` and ``T_Δ = ⌈C(M, M/2)/V_Δ(M)⌉`` at the few ``Δ`` an optimizer asks for (exact, flint ``fmpz``).
+
+    The same numbers as :class:`codes.MiddleLayer`, which adds the terms ``C(h, a)²`` one
+    by one from ``a = 0``; here a ball far from every known one is summed by binary
+    splitting (:func:`_binom_sq_sum`) and a neighbouring one from the nearest known ball,
+    so reaching ``Δ ≈ 0.15·M`` costs a few big multiplications instead of ``Δ`` of them.
+    """
+
+    def __init__(self, M: int) -> None:
+        from flint import fmpz
+
+        self.M, self.h = M, M // 2
+        self.total = fmpz.bin_uiui(M, self.h)
+        self._ball = {0: fmpz(0)}  # Δ → V_Δ (Δ ≤ h + 1: beyond, the ball is the whole layer)
+
+    def ball(self, delta: int):
+        """``V_Δ(M) = Σ_{a<Δ} C(M/2, a)²`` as an ``fmpz``."""
+        delta = min(delta, self.h + 1)
+        V = self._ball.get(delta)
+        if V is None:
+            near = min(self._ball, key=lambda d: abs(d - delta))
+            if near < delta:
+                V = self._ball[near] + _binom_sq_sum(self.h, near, delta)
+            else:
+                V = self._ball[near] - _binom_sq_sum(self.h, delta, near)
+            self._ball[delta] = V
+        return V
+
+    def code_size(self, delta: int):
+        """``T_Δ = ⌈C(M, M/2)/V_Δ(M)⌉`` as an ``fmpz`` (``Δ ≥ 1``)."""
+        return -((-self.total) // self.ball(delta))
+
+
+def _binom_sq_sum(h: int, a: int, b: int):
+    """``Σ_{a ≤ j < b} C(h, j)²`` exactly (``fmpz``), by binary splitting.
+
+    The terms are hypergeometric: ``C(h, j+1)²/C(h, j)² = ((h−j)/(j+1))²``. Writing the
+    sum as ``C(h, a)² · Σ_j Π_{a≤i<j} p(i)/q(i)`` with ``p(i) = (h−i)²``, ``q(i) = (i+1)²``,
+    the inner sum over ``[a, b)`` is ``R/Q`` with ``P = Π p``, ``Q = Π q`` and
+    ``R(a, b) = R(a, c)·Q(c, b) + P(a, c)·R(c, b)`` — O(log) levels of big products
+    (the classic evaluation of hypergeometric partial sums).
+    """
+    from flint import fmpz
+
+    b = min(b, h + 1)
+    if b <= a:
+        return fmpz(0)
+
+    def split(lo: int, hi: int):
+        if hi - lo <= 32:  # leaf, in Python ints (small here): Horner from the right, [j, hi) = 1 + p(j)/q(j)·[j+1, hi)
+            P, Q, R = 1, 1, 0
+            for j in range(hi - 1, lo - 1, -1):
+                p, q = (h - j) ** 2, (j + 1) ** 2
+                R = Q * q + R * p
+                Q *= q
+                P *= p
+            return fmpz(P), fmpz(Q), fmpz(R)
+        mid = (lo + hi) // 2
+        P1, Q1, R1 = split(lo, mid)
+        P2, Q2, R2 = split(mid, hi)
+        return P1 * P2, Q1 * Q2, R1 * Q2 + P1 * R2
+
+    _, Q, R = split(a, b)
+    return fmpz.bin_uiui(h, a) ** 2 * R // Q
+
+
+def _optimize_exact(layer: _Layer, candidates: Iterable[int], lam2: Callable[[int], int | None],
+                    value: Callable[[int, int], int] = tf_bound,
+                    balance: Callable[[int], float] | None = None) -> tuple[int, int | None, int | None, int | None]:
+    """``max_Δ value(T_Δ, Λ_Δ²)`` over ``candidates`` (the smallest ``Δ`` on ties), exactly.
+
+    Returns ``(bound, Δ, T_Δ, Λ_Δ²)``, or ``(1, None, None, None)`` when no ``Δ`` gives
+    more than ``r ≥ 1``. The maximum is exact, found from a few ``Δ`` instead of all:
+
+    * start where ``T_Δ`` and ``Λ_Δ²`` cross, located by bisection on the float model
+      ``balance(Δ) ≈ log₂ T_Δ − log₂ Λ_Δ²`` (the bound peaks there; any start is correct,
+      a poor one only costs more steps);
+    * upwards: ``value(T, ·) ≤ max(T, 1)`` and ``T_Δ`` does not increase, so once
+      ``T_Δ`` is no larger than the best value found, no later ``Δ`` beats it;
+    * downwards: ``value`` does not decrease in ``T`` or ``Λ²`` and ``Λ²`` does not
+      decrease in ``Δ``, so ``value(C(M, M/2), Λ_Δ²)`` bounds every ``Δ' ≤ Δ``; once
+      below the best, no earlier ``Δ`` reaches it.
+
+    ``candidates`` must increase; ``lam2`` (``None``: no chain split, skipped) must not
+    decrease along them; ``value`` is :func:`tf_bound` or :func:`_half_min`.
+    """
+    if isinstance(candidates, range) and candidates.step > 0:  # the common case, without a list of h items
+        cands: Sequence[int] = candidates[:max(0, len(range(candidates.start, layer.h + 1, candidates.step)))]
+    else:
+        cands = [d for d in candidates if d <= layer.h]
+    best: tuple = (1, None, None, None)
+    if not cands:
+        return best
+    start = 0
+    if balance is not None:
+        lo, hi = 0, len(cands) - 1  # first candidate with balance ≤ 0 (or the last)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if balance(cands[mid]) <= 0:
+                hi = mid
+            else:
+                lo = mid + 1
+        start = lo
+    for d in cands[start:]:
+        T = layer.code_size(d)
         if T <= best[0]:
             break
-        L2 = lam2(delta)
+        L2 = lam2(d)
         if L2 is None:
             continue
         b = value(T, L2)
         if b > best[0]:
-            best = (b, delta, T, L2)
-    return best
+            best = (b, d, T, L2)
+    for d in reversed(cands[:start]):
+        L2 = lam2(d)
+        if L2 is None:
+            continue
+        if value(layer.total, L2) < best[0]:
+            break
+        T = layer.code_size(d)
+        b = value(T, L2)
+        if b > 1 and b >= best[0]:
+            best = (b, d, T, L2)
+    b, d, T, L2 = best
+    return (int(b), d, None if T is None else int(T), None if L2 is None else int(L2))
+
+
+_LAYERS: dict[int, _Layer] = {}
+
+
+def _layer(M: int) -> _Layer:
+    """The :class:`_Layer` of ``M``, shared by the sections at the same ``M`` (the balls one section sums serve the next)."""
+    layer = _LAYERS.get(M)
+    if layer is None:
+        if len(_LAYERS) >= 4:  # only the current M (and a few before it) are worth keeping
+            _LAYERS.clear()
+        layer = _LAYERS[M] = _Layer(M)
+    return layer
+
+
+_CHAIN_TABLES: dict[int, ChainTable] = {}
+
+
+def _chain_table(A: int) -> ChainTable:
+    """One :class:`ChainTable` per ``A``, shared by all ``m`` (``Λ`` does not depend on ``M``), so a range extends one table."""
+    table = _CHAIN_TABLES.get(A)
+    if table is None:
+        if len(_CHAIN_TABLES) >= 8:  # bounded: a caller cycling through many lengths does not pile up tables
+            _CHAIN_TABLES.clear()
+        table = _CHAIN_TABLES[A] = ChainTable(A)
+    return table
 
 
 def _log2_binom_float(n: int, k: int) -> float:
@@ -424,9 +559,10 @@ def theorem1(m: int) -> Section:
         notes.append("M < 4: no two middle-layer words at directed distance ≥ 2; only r ≥ 1")
         return Section("theorem1", "Theorem 1, A.2", True, values, params, tuple(notes))
     if M <= EXACT_LIMIT:
-        layer = MiddleLayer(M)
-        chains = ChainTable(1)
-        b, delta, T, L2 = _optimize_exact(layer, range(2, layer.h + 1), chains.squared)
+        layer = _layer(M)
+        chains = _chain_table(1)
+        b, delta, T, L2 = _optimize_exact(layer, range(2, layer.h + 1), chains.squared,
+                                          balance=lambda d: _log2_T_float(M, d) - _pattern_log2_squared(d, 1))
         values["exact"] = Quantity.of_int(b)
         params.update(distance=delta, code_size=T, gaps=chains.gaps(delta), chain_factor=chains.factor(delta))
     else:
@@ -501,11 +637,12 @@ def _stepwise(M: int, g: int, per_head: int, name: str, ref: str, params: dict, 
     q_of = lambda K: -(-K // per_head)  # noqa: E731
     values: dict[str, Quantity] = {}
     if M <= EXACT_LIMIT:
-        layer = MiddleLayer(M)
-        cands = [K * g for K in range(1, h // g + 1)]
+        layer = _layer(M)
+        cands = range(g, h + 1, g)  # Δ = K·g, K = 1, 2, …
         lam2 = lambda d: 4 ** q_of(d // g)  # noqa: E731
-        hb, hd, hT, hL = _optimize_exact(layer, cands, lam2, _half_min)
-        b, d, T, L2 = _optimize_exact(layer, cands, lam2)
+        balance = lambda d: _log2_T_float(M, d) - 2 * q_of(d // g)  # noqa: E731
+        hb, hd, hT, hL = _optimize_exact(layer, cands, lam2, _half_min, balance)
+        b, d, T, L2 = _optimize_exact(layer, cands, lam2, balance=balance)
         values["closed_form"] = Quantity.of_int(hb, "closed_form")
         if hd is not None:
             params["closed_form_at"] = {"distance": hd, "K": hd // g, "q": q_of(hd // g), "code_size": hT}
@@ -570,15 +707,16 @@ def growing_context(m: int, n: int) -> Section:
     else:
         notes.append("n = 3: gap 2 gives factor 1, so the paper's recipe (s = log₂(n−2) = 0) does not apply; see Theorem 1")
     if M <= EXACT_LIMIT:
-        layer = MiddleLayer(M)
+        layer = _layer(M)
         if paper_delta is not None and paper_delta <= h:
-            T = layer.code_size(paper_delta)
+            T = int(layer.code_size(paper_delta))
             values["closed_form"] = Quantity.of_int(_half_min(T, A**paper_delta), "closed_form")
             params["paper_code_size"] = T
         elif paper_delta is not None:
             notes.append(f"paper recipe: Δ = {paper_delta} > M/2 = {h}, so T = 1 and the recipe gives nothing at this m")
-        chains = ChainTable(A)
-        b, d, T, _ = _optimize_exact(layer, range(2, h + 1), chains.squared)
+        chains = _chain_table(A)
+        b, d, T, _ = _optimize_exact(layer, range(2, h + 1), chains.squared,
+                                     balance=lambda d: _log2_T_float(M, d) - _pattern_log2_squared(d, A))
         values["exact"] = Quantity.of_int(b)
         if d is not None:
             params.update(distance=d, code_size=T, gaps=chains.gaps(d))
@@ -696,8 +834,14 @@ RANGE_COLUMNS = ("theorem1.closed_form", "theorem1.exact", "shell", "unique_mini
 
 
 def range_rows(ms: Iterable[int], length: int | None = None, H: int | None = None,
-               D: int | None = None) -> list[dict[str, Any]]:
-    """``log₂`` of each bound for every ``m`` in ``ms`` (None where a bound does not apply or is trivial)."""
+               D: int | None = None, progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+    """``log₂`` of each bound for every ``m`` in ``ms`` (None where a bound does not apply or is trivial).
+
+    Each ``m`` is evaluated on its own, exactly as at ``--m``; consecutive ``m`` share the
+    chain-factor tables (:func:`_chain_table`) and the sections at one ``m`` share its
+    middle-layer balls (:func:`_layer`). ``progress``, if given, is called with the number
+    of ``m`` done after each one (the CLI passes ``certify.check.Progress.update``).
+    """
     rows = []
     for m in ms:
         row: dict[str, Any] = {"m": m}
@@ -717,4 +861,6 @@ def range_rows(ms: Iterable[int], length: int | None = None, H: int | None = Non
         for col, q in picks.items():
             row[col] = round(sum(q.log2) / 2, 4) if q is not None and q.nontrivial else None
         rows.append(row)
+        if progress is not None:
+            progress(len(rows))
     return rows

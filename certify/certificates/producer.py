@@ -36,8 +36,10 @@ from ..lemmas.frobenius import certified_rank, sum_inverse_squares, trace_froben
 __all__ = [
     "CertificateBuildError",
     "build_certificate",
+    "assemble",
     "rank_nine_certificate",
     "dumps",
+    "write_atomic",
     "write_certificate",
     "describe",
 ]
@@ -68,7 +70,7 @@ def build_certificate(
         the family proves.
     """
     eps = exact(error, "error")
-    code, n, m = family.code, family.length, family.code.length
+    n, m = family.length, family.code.length
     jump_factor = []
     for j, jump in enumerate(family.jumps):
         mu = domination_factor(jump.gap, n, eps)
@@ -77,6 +79,24 @@ def build_certificate(
                 f"jump {j} has gap {jump.gap}: μ = {format_rational(mu)} < 1 at n = {n}, ε = {format_rational(eps)}"
             )
         jump_factor.append(mu)
+    claim = {"model": MODEL, "m": m, "length": n, "error_below": format_rational(eps)}
+    return assemble(FORMAT, VERSION, claim, family, jump_factor, rank_at_least)
+
+
+def assemble(fmt: str, version: int, claim: dict[str, Any], family: WitnessFamily, jump_factor: list[Fraction],
+             rank_at_least: int | None = None) -> dict[str, Any]:
+    """A certificate document from a family and its exact jump factors (shared by every kind).
+
+    Chains multiply their jump factors (docs/math.md §4), trace–Frobenius gives the bound
+    (docs/math.md §5); ``claim`` gets ``rank_at_least`` (default: the bound proved), and
+    the document its ``sha256``. Jump tokens are written with the code's length.
+
+    Raises
+    ------
+    CertificateBuildError
+        If the requested claim exceeds what the family proves.
+    """
+    code, m = family.code, family.code.length
     chain_factors = [chain_factor(jump_factor[j] for j in ch.jumps) for ch in family.chains]
     t = code.size
     proved = certified_rank(t, chain_factors)
@@ -86,15 +106,9 @@ def build_certificate(
     sigma = sum_inverse_squares(chain_factors)
     bits = lambda x: format(x, f"0{m}b")[::-1]  # noqa: E731 - local shorthand
     cert: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "claim": {
-            "model": MODEL,
-            "m": m,
-            "length": n,
-            "error_below": format_rational(eps),
-            "rank_at_least": claimed,
-        },
+        "format": fmt,
+        "version": version,
+        "claim": dict(claim, rank_at_least=claimed),
         "producer": {
             "tool": f"certify {__version__}",
             "code": code.description or "unspecified",
@@ -152,17 +166,36 @@ def dumps(value: Any, column: int = 0, width: int = 200) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * column + "]"
 
 
-def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write ``cert`` as UTF-8 JSON (atomically: a temporary file renamed into place)."""
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write a file atomically: a temporary file in the same folder, renamed into place.
+
+    Raises ``OSError`` (the CLI turns it into exit 2) when ``path`` exists and is not a
+    regular file: a rename would replace a device, a FIFO or a directory entry of
+    another kind instead of writing to it.
+    """
+    import errno
+    import stat
+
     path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "exists and is not a regular file", path)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(dumps(cert) + "\n")
+        with open(tmp, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write ``cert`` as UTF-8 JSON (atomically, never over a non-regular file: :func:`write_atomic`)."""
+    write_atomic(path, dumps(cert) + "\n")
 
 
 def describe(cert: dict[str, Any]) -> list[str]:
@@ -182,10 +215,12 @@ def describe(cert: dict[str, Any]) -> list[str]:
         for a in code["words"] for b in code["words"] if a != b
     )
     ratio = Fraction(ar["ratio"])
+    per = len(cert["jumps"][0]["witnesses"])  # 3 (Y, Z, W; A.2) or 4 (Y, Z, M₀, M₁; A.4)
     return [
         f"claim       r ≥ {claim['rank_at_least']} for one normalized nonnegative kernel-attention head on "
         f"{claim['m']}-bit tokens,",
-        f"            error < {claim['error_below']} on every input of the family, exact length {claim['length']}",
+        f"            error < {claim['error_below']} on every input of the family, exact length {claim['length']}"
+        + (" (three distinct tokens, a unique minimizer)" if "inputs" in claim else ""),
         f"code        {t} words, length {code['length']}, weight {code['weight']}, directed distances "
         + ", ".join(f"{d}×{c}" for d, c in sorted(dists.items())),
         f"            made from: {cert.get('producer', {}).get('code', 'unspecified')}",
@@ -193,7 +228,7 @@ def describe(cert: dict[str, Any]) -> list[str]:
         f"{n_jumps} jumps: " + ", ".join(f"gap {g} → factor {f} ×{c}" for (g, f), c in sorted(gaps.items())),
         "            chain factors F: " + ", ".join(f"{f} ×{c}" for f, c in sorted(chain_f.items(), key=lambda kv: Fraction(kv[0]))),
         f"family      {n_inputs} inputs of length {claim['length']} "
-        f"(3 witnesses × {n_jumps} jumps = {3 * n_jumps}, {3 * n_jumps - n_inputs} shared)",
+        f"({per} witnesses × {n_jumps} jumps = {per * n_jumps}, {per * n_jumps - n_inputs} shared)",
         f"arithmetic  ‖C‖_F² < {t} + Σ F⁻² = {t} + {ar['sum_inverse_squares']} = {ar['frobenius_squared_below']}",
         f"            {t}² / ‖C‖_F² > {t * t} / ({ar['frobenius_squared_below']}) = {ar['ratio']}"
         + (f" ≈ {float(ratio):.4f}" if ratio.denominator != 1 else "")

@@ -23,6 +23,7 @@ false theorem, never a property of the table.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 from codes import complement
 from witnesses import Input, WitnessError
 
-from ..check import CertificateError, check, format_rational, loads
+from ..check import FORMAT, MAX_TOKEN_BITS, CertificateError, check, exact_text, format_rational, load
 from .table import KernelTable, TableFormatError
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "assert_consistent",
     "KernelReport",
     "check_kernel",
+    "run_check",
+    "verdict",
 ]
 
 
@@ -93,8 +96,14 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
                       f"{source}, r ≥ {verified.proved}")
 
 
-def _detect_jumps(inputs: tuple[Input, ...]) -> tuple[tuple[int, int, int, int], ...]:
-    """Jumps whose three witnesses ``(x,y^{n−1})``, ``(x,z^{n−1})``, ``(x,y,z^{n−2})`` are all in the family."""
+def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2)) -> tuple[tuple[int, int, int, int], ...]:
+    """Jumps whose three witnesses ``(x,y^{n−1})``, ``(x,z^{n−1})``, ``(x,y,z^{n−2})`` are all in the family.
+
+    Only jumps that prove something are returned: weight domination gives
+    ``α(x,y) > μ·α(x,z)`` with ``μ = (n−2)(d−2ε)/(2ε)``, and says nothing when ``μ < 1``
+    (e.g. a gap-1 jump at length 3, ε = 1/2: a solving table may well have
+    ``α(x,y) ≤ α(x,z)`` there). Certificates refuse such jumps; here they are skipped.
+    """
     present = {(x.tokens, x.query) for x in inputs}
     found = []
     for X in inputs:
@@ -104,31 +113,33 @@ def _detect_jumps(inputs: tuple[Input, ...]) -> tuple[tuple[int, int, int, int],
             continue
         x, y, z = t[0], t[1], t[2]
         lo, hi, s = (x & y).bit_count(), (x & z).bit_count(), x.bit_count()
-        if lo < hi <= s and ((x,) + (y,) * (n - 1), 0) in present and ((x,) + (z,) * (n - 1), 0) in present:
+        if not lo < hi <= s or _mu(n, hi - lo, eps) < 1:
+            continue
+        if ((x,) + (y,) * (n - 1), 0) in present and ((x,) + (z,) * (n - 1), 0) in present:
             found.append((x, y, z, n))
     return tuple(found)
 
 
+def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
+    """Weight-domination factor ``μ = (n−2)(d−2ε)/(2ε)`` (A.2; docs/math.md §3)."""
+    return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
+
+
 def load_family(path: str | None) -> FamilySpec:
-    """The family to check against: ``None`` → the rank-nine certificate; else a certificate or a family file."""
+    """The family to check against: ``None`` → the rank-nine certificate; else a certificate or a family file.
+
+    Both are read by the checker's strict, bounded reader (``certify.check.load``: size
+    cap, memory estimate before parsing, no floats); a certificate must verify.
+    """
     if path is None:
         return _rank_nine_default()
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise FamilyFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise FamilyFormatError(f"{path}: not JSON ({str(exc).splitlines()[0][:100]})") from None
-    if isinstance(doc, dict) and doc.get("format") == "certify.rank-certificate":
-        try:
-            doc = loads(data)  # the checker's strict reader
-        except CertificateError as exc:
-            raise FamilyFormatError(f"{path}: {exc}") from None
+        doc = load(path)
+    except CertificateError as exc:
+        raise FamilyFormatError(f"{path}: {exc}") from None
+    if doc.get("format") == FORMAT:
         return _from_certificate(doc, path)
-    fam = doc.get("family") if isinstance(doc, dict) else None
+    fam = doc.get("family")
     items = fam.get("inputs") if isinstance(fam, dict) else None
     if not isinstance(items, list) or not items:
         raise FamilyFormatError(f"{path}: expected a certificate or an object with a nonempty family.inputs array")
@@ -136,14 +147,19 @@ def load_family(path: str | None) -> FamilySpec:
     if not isinstance(first, list) or not first or not isinstance(first[0], str):
         raise FamilyFormatError(f"{path}: family.inputs[0].tokens must be an array of 0/1 strings")
     m = len(first[0])
+    if not 1 <= m <= MAX_TOKEN_BITS:
+        raise FamilyFormatError(f"{path}: family.inputs[0].tokens[0] has length {m:,}; tokens have 1 to {MAX_TOKEN_BITS} bits")
     inputs = []
     for i, obj in enumerate(items):
-        if not isinstance(obj, dict):
-            raise FamilyFormatError(f"{path}: family.inputs[{i}] is not an object")
+        where = f"{path}: family.inputs[{i}]"
+        if not isinstance(obj, dict) or not isinstance(obj.get("tokens"), list):
+            raise FamilyFormatError(f"{where} is not an object with a tokens array")
+        if isinstance(obj.get("query"), bool) or not isinstance(obj.get("query"), int):
+            raise FamilyFormatError(f"{where}.query must be an integer position")
         try:
             inputs.append(Input.from_json(obj, m))
         except WitnessError as exc:
-            raise FamilyFormatError(f"{path}: family.inputs[{i}]: {exc}") from None
+            raise FamilyFormatError(f"{where}: {str(exc)[:200]}") from None
     inputs_t = tuple(inputs)
     return FamilySpec(inputs_t, m, Fraction(1, 2), _detect_jumps(inputs_t), None, None,
                       f"{path} (a family without a certificate)")
@@ -171,7 +187,32 @@ def _bits(x: int, m: int) -> str:
 
 
 def _decimal(q: Fraction) -> str:
-    return f"{float(q):.6g}"
+    """Six significant digits, for people; exact integer arithmetic where a float would lose them.
+
+    >>> _decimal(Fraction(1, 3)), _decimal(Fraction(10**400, 3)), _decimal(Fraction(-123456789, 10**330))
+    ('0.333333', '3.33333e+399', '-1.23457e-322')
+    """
+    q = Fraction(q)
+    if q == 0:
+        return "0"
+    try:
+        f = float(q)
+        if 1e-300 < abs(f) < 1e300:  # a normal float: its six digits are right
+            return f"{f:.6g}"
+    except OverflowError:
+        pass
+    n, d = abs(q.numerator), q.denominator
+    e = int((n.bit_length() - d.bit_length()) * 0.30102999566398120)  # within one of ⌊log₁₀ |q|⌋
+    while n * 10 ** max(-e, 0) < d * 10 ** max(e, 0):
+        e -= 1
+    while n * 10 ** max(-e - 1, 0) >= d * 10 ** max(e + 1, 0):
+        e += 1
+    scaled = (n * 10 ** max(5 - e, 0) * 2 + d * 10 ** max(e - 5, 0)) // (2 * d * 10 ** max(e - 5, 0))  # rounded
+    if scaled >= 10**6:
+        e, scaled = e + 1, (scaled + 5) // 10
+    digits = str(scaled).rstrip("0") or "0"
+    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{'-' if q < 0 else ''}{mant}e{'+' if e >= 0 else '-'}{abs(e):02d}"
 
 
 def _frac(v) -> Fraction:
@@ -201,6 +242,7 @@ class KernelReport:
     readout: dict[str, dict[str, str]] | None = None
     infeasible_subfamily: list[dict[str, Any]] | None = None
     infeasible_query_tokens: int = 0
+    kernel_rank_bounds: Any = None  # certify.lemmas.frobenius.RankResult: where each bound came from
 
     @property
     def ok(self) -> bool:
@@ -214,7 +256,7 @@ class KernelReport:
             "family": self.family,
             "solves": self.solves,
             "max_error": None if self.max_error is None else
-            {"exact": format_rational(self.max_error), "decimal": _decimal(self.max_error)},
+            {"exact": exact_text(self.max_error), "decimal": _decimal(self.max_error)},
             "failing_inputs": self.failing_inputs,
             "jumps_checked": self.jumps_checked,
             "jump_violations": self.jump_violations,
@@ -224,6 +266,8 @@ class KernelReport:
             "readout_exists": self.readout_exists,
             "readout": self.readout,
             "infeasible_subfamily": self.infeasible_subfamily,
+            "kernel_rank_bounds": None if self.kernel_rank_bounds is None else
+            {"lower_from": self.kernel_rank_bounds.lower_from, "upper_from": self.kernel_rank_bounds.upper_from},
         }
 
     def text(self) -> list[str]:
@@ -235,12 +279,12 @@ class KernelReport:
                  f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"]
         if self.solves is not None:
             if self.solves:
-                lines.append(f"solves       yes: max error {_show(format_rational(self.max_error), _decimal(self.max_error))} "
+                lines.append(f"solves       yes: max error {_show(exact_text(self.max_error), _decimal(self.max_error))} "
                              f"< {f['error_below']} on all {f['inputs']} inputs")
             else:
                 worst = max(self.failing_inputs, key=lambda x: Fraction(x["error"]))
                 lines.append(f"solves       no: {len(self.failing_inputs)} of {f['inputs']} inputs have error ≥ "
-                             f"{f['error_below']}; max error {_show(format_rational(self.max_error), _decimal(self.max_error))}")
+                             f"{f['error_below']}; max error {_show(exact_text(self.max_error), _decimal(self.max_error))}")
                 for x in self.failing_inputs[:5]:
                     lines.append(f"             family.inputs[{x['index']}] ({', '.join(x['tokens'])}; query {x['query']}): "
                                  f"target {x['target']}, prediction {_show(x['prediction'], x['prediction_decimal'])}")
@@ -255,6 +299,9 @@ class KernelReport:
                 if self.certificate_matrix_rank is not None else "")
         bound = f"; certified bound r ≥ {self.certified_bound}" if self.certified_bound is not None else ""
         lines.append(f"kernel rank  {self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
+        if t["feature_width"] is None and self.kernel_rank_bounds is not None:  # kernel only: say how it was proved
+            b = self.kernel_rank_bounds
+            lines.append(f"             exact: ≥ from {b.lower_from}; ≤ from {b.upper_from}")
         if self.readout_exists is not None:
             if self.readout_exists:
                 lines.append("readout      exists: an exact readout table g_x(z) solves the family (--json prints it; "
@@ -270,6 +317,21 @@ class KernelReport:
 
 
 def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
+    """Check ``table`` against ``family`` (see the module docstring and :func:`_check_kernel`).
+
+    Exact numbers here are bounded by the table's entry sizes (``certify.kernels.table``
+    limits), so Python's 4,300-digit guard on ``str(int)`` is lifted while the report is
+    written.
+    """
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return _check_kernel(table, family, search_readout)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
     """Check ``table`` against ``family`` (see the module docstring).
 
     Raises
@@ -303,13 +365,14 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
             q_tokens.append(xq)
     rows = [table.index[x] for x in q_tokens]
     cols = [table.index[z] for z in k_tokens]
+    table.prepare(sorted(set(rows) | set(cols)))  # one pass per field, only the rows the family uses
     A = table.alpha_block(rows, cols)
     G = table.g_block(rows, cols) if table.has_readout else None
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
 
     report = KernelReport(
         table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
-               "value_width": len(table.fields["values"][0]) if "values" in table.fields else None},
+               "value_width": table.value_width},
         family={"source": family.source, "inputs": len(inputs), "error_below": format_rational(eps),
                 "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": len(family.jumps)},
         certified_bound=family.certified_bound,
@@ -351,7 +414,7 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
     # Jumps (weight domination, A.2).
     for j, (x, y, z, n_len) in enumerate(family.jumps):
         d = (x & z).bit_count() - (x & y).bit_count()
-        mu = Fraction(n_len - 2) * (d - 2 * eps) / (2 * eps)  # weight domination, A.2
+        mu = _mu(n_len, d, eps)
         axy, axz = _frac(alpha(x, y)), _frac(alpha(x, z))
         if not axy > mu * axz:
             report.jump_violations.append({
@@ -360,7 +423,8 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
                 "alpha_xy_decimal": _decimal(axy), "alpha_xz_decimal": _decimal(axz)})
     report.jumps_checked = len(family.jumps)
 
-    report.kernel_rank = table.alpha_rank(rows, cols, A)
+    rank = table.alpha_rank(rows, cols, A)
+    report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
     if family.code_words is not None:
         from flint import fmpq_mat
 
@@ -377,34 +441,91 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
     return report
 
 
-def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
-    """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)"""
-    from .lp import strict_feasibility
+def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps):
+    """The strict system of query token ``xq`` (docs/math.md §2): ``(t − ε)D < Σ_z a_X(z) g(z) < (t + ε)D``.
 
+    One row per input ``ids[k]`` (the inputs that query ``xq``). Rows are sparse,
+    ``{key index: a_X(z)}`` with ``a_X(z) = Σ_{j: x_j = z} α(x, z)``: at most one entry
+    per distinct token of the input. Returns ``(keys, rows, lo, hi)``.
+    """
+    from .lp import as_fmpq
+
+    keys = sorted({z for i in ids for z in inputs[i].tokens})
+    col = {z: k for k, z in enumerate(keys)}
+    e = as_fmpq(eps, "eps")
+    rows, lo, hi = [], [], []
+    for i in ids:
+        r: dict[int, Any] = {}
+        for z in inputs[i].tokens:
+            r[col[z]] = r.get(col[z], 0) + as_fmpq(alpha(xq, z), "alpha")
+        D = as_fmpq(dens[i], "denominator")
+        rows.append(r)
+        lo.append((inputs[i].target - e) * D)
+        hi.append((inputs[i].target + e) * D)
+    return keys, rows, lo, hi
+
+
+def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
+    """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)
+
+    Tokens are taken in order with the exact simplex
+    (:func:`certify.kernels.lp.strict_feasibility`) until the first one without a
+    readout: everything printed — every token's readout when all have one, or that
+    token's Farkas certificate — comes from it, so the output is a function of the data
+    alone. After that only the *number* of tokens without a readout is reported, and
+    the remaining tokens are decided by :func:`certify.kernels.lp.decide_feasibility`
+    (HiGHS when installed, every answer verified exactly; else the exact simplex).
+    """
+    from .lp import decide_feasibility, strict_feasibility
+
+    by_query: dict[int, list[int]] = {}
+    for i, X in enumerate(inputs):
+        by_query.setdefault(X.tokens[X.query], []).append(i)
     readout: dict[str, dict[str, str]] = {}
     infeasible = 0
     sub: list[dict[str, Any]] | None = None
     for xq in q_tokens:
-        ids = [i for i, X in enumerate(inputs) if X.tokens[X.query] == xq]
-        keys = sorted({z for i in ids for z in inputs[i].tokens})
-        col = {z: k for k, z in enumerate(keys)}
-        rows, lo, hi = [], [], []
-        for i in ids:
-            r = [Fraction(0)] * len(keys)
-            for z in inputs[i].tokens:
-                r[col[z]] += _frac(alpha(xq, z))
-            D = _frac(dens[i])
-            rows.append(r)
-            lo.append((inputs[i].target - eps) * D)
-            hi.append((inputs[i].target + eps) * D)
-        res = strict_feasibility(rows, lo, hi)
-        if res.feasible:
-            readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
-        else:
-            infeasible += 1
-            if sub is None:
+        ids = by_query[xq]
+        keys, rows, lo, hi = _readout_problem(inputs, xq, ids, alpha, dens, eps)
+        if sub is None:
+            res = strict_feasibility(rows, lo, hi, len(keys))
+            if res.feasible:
+                readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
+            else:
                 sub = [dict(describe(ids[k]), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]
+        else:
+            res = decide_feasibility(rows, lo, hi, len(keys))
+        infeasible += not res.feasible
     report.readout_exists = infeasible == 0
     report.infeasible_query_tokens = infeasible
     report.readout = readout if infeasible == 0 else None
     report.infeasible_subfamily = sub
+
+
+def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False) -> tuple[int, KernelReport | str]:
+    """``certify check-kernel`` without the printing: ``(exit code, report)`` or ``(exit code, one-line reason)``.
+
+    Exit 0: the table's readout solves the family (kernel only: some readout exists);
+    1: it does not; 2: the table or family file is unreadable or malformed (the reason
+    names the field); 3: a result contradicts the certified theorem (a bug). Every
+    input gets one of these: the caller never sees an exception for a bad file.
+    """
+    try:
+        family = load_family(family_path)
+    except FamilyFormatError as exc:
+        return 2, str(exc)
+    return verdict(table_path, family, search_readout)
+
+
+def verdict(table_path: str, family: FamilySpec, search_readout: bool = False) -> tuple[int, KernelReport | str]:
+    """:func:`run_check` with the family already loaded (for many tables against one family)."""
+    from .lp import LPError
+    from .table import load_table
+
+    try:
+        report = check_kernel(load_table(table_path), family, search_readout=search_readout)
+    except (TableFormatError, FamilyFormatError) as exc:
+        return 2, str(exc)
+    except (KernelContradiction, LPError) as exc:
+        return 3, str(exc)
+    return (0 if report.ok else 1), report

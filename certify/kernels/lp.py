@@ -19,12 +19,27 @@ query token, with coefficients ``a_X(z) = Σ_{j: x_j = z} α(x, z)`` and
   infeasible sub-family.
 
 Both are found by one exact simplex run (:func:`simplex`, two-phase, Bland's rule,
-python-flint ``fmpq``) on the certificate LP
+python-flint ``fmpq``, sparse rows) on the certificate LP
 ``min Σ ν u − Σ λ l`` s.t. ``Σ (ν − λ) a = 0``, ``Σ (λ + ν) = 1``, ``λ, ν ≥ 0``,
 whose dual is ``max δ`` s.t. ``l_X + δ ≤ a_X·g ≤ u_X − δ``: the optimum is positive
 exactly when a readout exists, and the dual solution is then the readout. Whatever the
 solver returns is verified independently before it is reported, so a solver bug can
 only surface as an internal contradiction, never as a wrong answer.
+
+Rows are sparse: a row of the readout problem has one nonzero per distinct token of
+its input (at most three at length 3), so the tableau stays sparse and both the pivots
+and the verification cost time in proportion to the nonzeros, not to
+``inputs × tokens``. Rows may be given as dense sequences or as ``{variable: coefficient}``
+mappings; the answer is the same either way (the pivot rule does not depend on the
+representation).
+
+:func:`decide_feasibility` answers the same question faster when the optional HiGHS
+solver is installed (``pip install 'certify[highs]'``): a floating-point solve proposes
+a readout or an infeasible sub-system, which is made exact and verified, with the exact
+simplex as fallback. Its decision is exact and proved, but which proof it finds may
+depend on HiGHS; ``check-kernel`` therefore prints only answers of
+:func:`strict_feasibility` and uses :func:`decide_feasibility` where only the decision
+counts.
 
 >>> from fractions import Fraction as F
 >>> strict_feasibility([[1, 0], [1, 1]], [0, 2], [2, 4]).feasible      # 0 < g1 < 2, 2 < g1 + g2 < 4
@@ -32,116 +47,202 @@ True
 >>> res = strict_feasibility([[1], [1]], [0, 3], [2, 5])                 # 0 < g < 2 and 3 < g < 5
 >>> res.feasible, res.support
 (False, (0, 1))
+>>> strict_feasibility([{0: 1}, {1: F(1, 2)}], [0, 0], [1, 1], nvar=2).solution   # sparse rows
+(Fraction(1, 2), Fraction(1, 1))
+>>> strict_feasibility([[0.5]], [0], [1])
+Traceback (most recent call last):
+...
+TypeError: Argument 'rows[0][0]' must be exact (int, Fraction or fmpq), not float 0.5
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
 
-__all__ = ["LPError", "simplex", "Feasibility", "strict_feasibility"]
+__all__ = ["LPError", "as_fmpq", "simplex", "Feasibility", "strict_feasibility", "decide_feasibility",
+           "highs_available"]
 
 
 class LPError(RuntimeError):
     """The solver's answer failed its own exact verification (a bug: exit 3)."""
 
 
-def _q(v):
-    from flint import fmpq
+def as_fmpq(v: Any, name: str = "value"):
+    """``v`` as a python-flint ``fmpq``; ``TypeError`` unless it is exact (int, Fraction, fmpz or fmpq).
 
+    The flint counterpart of :func:`certify.exact.exact`: the LP works in ``fmpq``
+    throughout, so exact inputs are taken as they come, without a detour through
+    ``Fraction``.
+    """
+    fmpq, fmpz = _flint_types()
+    if isinstance(v, fmpq):
+        return v
     if isinstance(v, Fraction):
         return fmpq(v.numerator, v.denominator)
-    return fmpq(v)
+    if isinstance(v, (int, fmpz)) and not isinstance(v, bool):
+        return fmpq(v)
+    raise TypeError(f"Argument {name!r} must be exact (int, Fraction or fmpq), not {type(v).__name__} {v!r}")
+
+
+@lru_cache(maxsize=None)
+def _flint_types():
+    """``(fmpq, fmpz)``, imported once (``as_fmpq`` runs per coefficient; flint stays a lazy import)."""
+    from flint import fmpq, fmpz
+
+    return fmpq, fmpz
 
 
 def _frac(v) -> Fraction:
     return Fraction(int(v.p), int(v.q))
 
 
-def simplex(c: Sequence, A: Sequence[Sequence], b: Sequence):
+def _sparse_row(row: Sequence | Mapping, name: str) -> dict[int, Any]:
+    """The nonzeros of a dense or ``{index: value}`` row, as ``fmpq``."""
+    items = row.items() if isinstance(row, Mapping) else enumerate(row)
+    out = {}
+    for j, v in items:
+        q = as_fmpq(v, f"{name}[{j}]")
+        if q != 0:
+            out[j] = q
+    return out
+
+
+def simplex(c: Sequence, A: Sequence[Sequence | Mapping], b: Sequence):
     """Minimize ``c·x`` subject to ``A x = b``, ``x ≥ 0``, exactly (two-phase simplex, Bland's rule).
 
-    Returns ``(value, x, w)`` with ``w`` an optimal dual solution (``Aᵀw ≤ c``,
-    ``b·w = value``), or raises ``LPError`` if the problem is infeasible or unbounded
-    (the certificate LP of :func:`strict_feasibility` is neither).
+    Rows of ``A`` are dense sequences or ``{column: value}`` mappings. Returns
+    ``(value, x, w)`` with ``w`` an optimal dual solution (``Aᵀw ≤ c``, ``b·w = value``),
+    or raises ``LPError`` if the problem is infeasible or unbounded (the certificate LP
+    of :func:`strict_feasibility` is neither).
+    """
+    value, x, w = _simplex([as_fmpq(v, f"c[{j}]") for j, v in enumerate(c)],
+                           [_sparse_row(r, f"A[{i}]") for i, r in enumerate(A)],
+                           [as_fmpq(v, f"b[{i}]") for i, v in enumerate(b)])
+    return _frac(value), [_frac(v) for v in x], [_frac(v) for v in w]
+
+
+def _simplex(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
+    """:func:`simplex` on ``fmpq`` data with sparse rows; returns ``fmpq`` values.
+
+    A tableau row is a dict ``{column: nonzero}``; column ``n + i`` is the artificial of
+    row ``i`` and column ``n + m`` the right-hand side. Pivots touch only the rows with
+    a nonzero in the entering column and only the pivot row's nonzeros, and exact zeros
+    are dropped, so the work follows the nonzeros. Bland's rule (smallest entering
+    index; ties in the ratio test to the smallest basic index) makes the run, and so
+    the answer, a function of the data alone. ``rule="dantzig"`` enters the most
+    negative reduced cost instead (about half the pivots on the readout problems; the
+    optimum reached may be another vertex), and falls back to Bland's rule, which
+    cannot cycle, after ``m`` pivots in a row that do not move.
     """
     from flint import fmpq
 
-    m, n = len(A), len(c)
+    m, n = len(rows), len(c)
     zero, one = fmpq(0), fmpq(1)
+    W = n + m  # the right-hand-side column
     sign = [1] * m
-    rows = []
+    tab: list[dict[int, Any]] = []
     for i in range(m):
-        row = [_q(v) for v in A[i]] + [zero] * m + [_q(b[i])]
-        if row[-1] < 0:
-            row = [-v for v in row]
+        row = dict(rows[i])
+        if b[i] != 0:
+            row[W] = b[i]
+        if b[i] < 0:
+            row = {k: -v for k, v in row.items()}
             sign[i] = -1
         row[n + i] = one
-        rows.append(row)
+        tab.append(row)
     basis = list(range(n, n + m))
-    width = n + m + 1
 
-    def pivot(obj: list, r: int, j: int) -> None:
-        pr = rows[r]
-        inv = one / pr[j]
-        pr[:] = [v * inv for v in pr]
-        nz = [k for k in range(width) if pr[k] != 0]
-        for row in rows + [obj]:
-            if row is pr:
+    def pivot(obj: dict, neg: set, r: int, j: int) -> None:
+        inv = one / tab[r][j]
+        pr = {k: v * inv for k, v in tab[r].items()}
+        tab[r] = pr
+        items = list(pr.items())
+        for i in range(m):
+            row = tab[i]
+            f = row.get(j) if i != r else None
+            if f is None:
                 continue
-            f = row[j]
-            if f != 0:
-                for k in nz:
-                    row[k] -= f * pr[k]
+            for k, v in items:
+                nv = row.get(k, zero) - f * v
+                if nv == 0:
+                    row.pop(k, None)
+                else:
+                    row[k] = nv
+        f = obj.get(j)
+        if f is not None:
+            for k, v in items:
+                nv = obj.get(k, zero) - f * v
+                if nv == 0:
+                    obj.pop(k, None)
+                    neg.discard(k)
+                else:
+                    obj[k] = nv
+                    if nv < zero:
+                        neg.add(k)
+                    else:
+                        neg.discard(k)
         basis[r] = j
 
-    def run(obj: list, allowed: int) -> None:
+    def run(obj: dict, allowed: int) -> None:
+        # neg: the columns with a negative reduced cost, kept up to date by pivot (Bland's rule reads its minimum).
+        neg = {k for k, v in obj.items() if v < zero}
+        stalled = 0  # consecutive degenerate pivots (Dantzig's rule can cycle on those)
         while True:
-            entering = next((j for j in range(allowed) if obj[j] < 0), None)
+            if rule == "dantzig" and stalled <= m:
+                entering = min((k for k in neg if k < allowed), key=lambda k: (obj[k], k), default=None)
+            else:
+                entering = min((k for k in neg if k < allowed), default=None)
             if entering is None:
                 return
             best = None
             for r in range(m):
-                a = rows[r][entering]
-                if a > 0:
-                    ratio = rows[r][-1] / a
+                a = tab[r].get(entering)
+                if a is not None and a > zero:
+                    ratio = tab[r].get(W, zero) / a
                     if best is None or ratio < best[0] or (ratio == best[0] and basis[r] < basis[best[1]]):
                         best = (ratio, r)
             if best is None:
                 raise LPError("the linear program is unbounded")
-            pivot(obj, best[1], entering)
+            stalled = stalled + 1 if best[0] == 0 else 0
+            pivot(obj, neg, best[1], entering)
+
+    def subtract(obj: dict, f, row: dict, limit: int) -> None:
+        for k, v in row.items():
+            if k < limit or k == W:
+                nv = obj.get(k, zero) - f * v
+                if nv == 0:
+                    obj.pop(k, None)
+                else:
+                    obj[k] = nv
 
     # Phase 1: minimize the sum of artificials; reduced costs = −(sum of rows) on non-artificials.
-    obj1 = [zero] * width
-    for row in rows:
-        for k in range(n):
-            obj1[k] -= row[k]
-        obj1[-1] -= row[-1]
+    obj1: dict[int, Any] = {}
+    for row in tab:
+        subtract(obj1, one, row, n)
     run(obj1, n)
-    if obj1[-1] != 0:
+    if obj1.get(W, zero) != 0:
         raise LPError("the linear program is infeasible")
     for r in range(m):  # drive artificials at level zero out of the basis where possible
         if basis[r] >= n:
-            j = next((k for k in range(n) if rows[r][k] != 0), None)
+            j = min((k for k in tab[r] if k < n), default=None)
             if j is not None:
-                pivot(obj1, r, j)
+                pivot(obj1, set(), r, j)
     # Phase 2: reduced costs of c with respect to the current basis.
-    cq = [_q(v) for v in c] + [zero] * m
-    obj2 = cq + [zero]
+    obj2 = {k: v for k, v in enumerate(c) if v != 0}
     for r in range(m):
-        cb = cq[basis[r]]
-        if cb != 0:
-            for k in range(width):
-                obj2[k] -= cb * rows[r][k]
+        if basis[r] < n and c[basis[r]] != 0:
+            subtract(obj2, c[basis[r]], tab[r], W)
     run(obj2, n)
     x = [zero] * n
     for r in range(m):
         if basis[r] < n:
-            x[basis[r]] = rows[r][-1]
+            x[basis[r]] = tab[r].get(W, zero)
     # Dual: w_i = c_B B⁻¹ e_i, read from the artificial columns (B⁻¹ lives there), sign-corrected.
-    w = [sign[i] * -obj2[n + i] for i in range(m)]
-    value = sum((cq[k] * x[k] for k in range(n)), zero)
-    return _frac(value), [_frac(v) for v in x], [_frac(v) for v in w]
+    w = [sign[i] * -obj2.get(n + i, zero) for i in range(m)]
+    value = sum((c[k] * x[k] for k in range(n) if x[k] != 0), zero)
+    return value, x, w
 
 
 @dataclass(frozen=True)
@@ -149,9 +250,14 @@ class Feasibility:
     """Outcome of :func:`strict_feasibility`, with its verified proof.
 
     ``feasible``: a solution exists. ``solution``: the ``g`` found (feasible case).
-    ``margin``: the optimal ``δ`` of ``l + δ ≤ a·g ≤ u − δ`` (positive iff feasible).
-    ``lam``, ``nu``: the Farkas multipliers (infeasible case); ``support``: the indices
-    of the inequalities' rows with a nonzero multiplier.
+    ``margin``: from :func:`strict_feasibility`, the optimal ``δ`` of
+    ``l + δ ≤ a·g ≤ u − δ`` (positive iff feasible); from the HiGHS path of
+    :func:`decide_feasibility`, the smallest slack of ``solution`` (feasible) or the
+    value of the certificate (``≤ 0``). ``lam``, ``nu``: the Farkas multipliers
+    (infeasible case); ``support``: the indices of the inequalities' rows with a
+    nonzero multiplier. ``method``: ``"simplex"`` (the exact simplex; the answer is a
+    function of the data alone) or ``"highs"`` (found from a floating-point solve,
+    verified exactly; which proof is found may depend on the HiGHS version).
     """
 
     feasible: bool
@@ -159,6 +265,7 @@ class Feasibility:
     solution: tuple[Fraction, ...] | None = None
     lam: tuple[Fraction, ...] | None = None
     nu: tuple[Fraction, ...] | None = None
+    method: str = "simplex"
 
     @property
     def support(self) -> tuple[int, ...]:
@@ -167,38 +274,247 @@ class Feasibility:
         return tuple(i for i, (a, b) in enumerate(zip(self.lam, self.nu)) if a or b)
 
 
-def strict_feasibility(rows: Sequence[Sequence], lo: Sequence, hi: Sequence) -> Feasibility:
+def strict_feasibility(rows: Sequence[Sequence | Mapping], lo: Sequence, hi: Sequence,
+                       nvar: int | None = None) -> Feasibility:
     """Decide whether some ``g`` has ``lo[i] < rows[i]·g < hi[i]`` for every ``i`` (exact; see module doc).
+
+    Parameters
+    ----------
+    rows : sequence of dense rows or ``{variable: coefficient}`` mappings
+        Exact numbers (int, Fraction, fmpq).
+    lo, hi : sequences of exact numbers
+    nvar : int, optional
+        The number of variables; needed when the rows are mappings (default: the
+        length of the first dense row).
 
     Raises
     ------
+    TypeError
+        On a float (or any inexact number).
     LPError
         If the solver's answer fails verification (never expected).
     """
-    rows = [[Fraction(v) for v in r] for r in rows]
-    lo = [Fraction(v) for v in lo]
-    hi = [Fraction(v) for v in hi]
-    k, nvar = len(rows), len(rows[0]) if rows else 0
-    # Certificate LP in variables (λ_0..λ_{k−1}, ν_0..ν_{k−1}).
-    c = [-v for v in lo] + list(hi)
-    A = [[-rows[i][z] for i in range(k)] + [rows[i][z] for i in range(k)] for z in range(nvar)]
-    A.append([1] * (2 * k))
-    b = [0] * nvar + [1]
-    value, y, w = simplex(c, A, b)
-    lam, nu = tuple(y[:k]), tuple(y[k:])
+    return _exact_feasibility(*_parse(rows, lo, hi, nvar))
+
+
+def _parse(rows, lo, hi, nvar):
+    """Rows, bounds and ``nvar`` as sparse ``fmpq`` data (``TypeError`` on inexact numbers)."""
+    a = [_sparse_row(r, f"rows[{i}]") for i, r in enumerate(rows)]
+    lo_q = [as_fmpq(v, f"lo[{i}]") for i, v in enumerate(lo)]
+    hi_q = [as_fmpq(v, f"hi[{i}]") for i, v in enumerate(hi)]
+    if not len(a) == len(lo_q) == len(hi_q):
+        raise ValueError("Arguments 'rows', 'lo', 'hi' must have one entry per inequality, "
+                         f"not {len(a)}, {len(lo_q)}, {len(hi_q)}")
+    if nvar is None:
+        nvar = len(rows[0]) if rows and not isinstance(rows[0], Mapping) else 1 + max((j for r in a for j in r), default=-1)
+    if any(not isinstance(j, int) or j < 0 or j >= nvar for r in a for j in r):
+        raise ValueError(f"Argument 'rows' has a variable index outside 0..{nvar - 1}")
+    return a, lo_q, hi_q, nvar
+
+
+def _exact_feasibility(a: list[dict[int, Any]], lo_q: list, hi_q: list, nvar: int,
+                       rule: str = "bland") -> Feasibility:
+    """:func:`strict_feasibility` on parsed data (``rule``: the simplex's pivot rule, see :func:`_simplex`)."""
+    k = len(a)
+    # Certificate LP in variables (λ_0..λ_{k−1}, ν_0..ν_{k−1}): row z is Σ_i (ν_i − λ_i) a_i[z] = 0.
+    cons: list[dict[int, Any]] = [{} for _ in range(nvar)]
+    for i, r in enumerate(a):
+        for z, v in r.items():
+            cons[z][i] = -v
+            cons[z][k + i] = v
+    from flint import fmpq
+
+    one = fmpq(1)
+    cons.append({j: one for j in range(2 * k)})
+    b = [fmpq(0)] * nvar + [one]
+    value, y, w = _simplex([-v for v in lo_q] + hi_q, cons, b, rule)
     if value <= 0:
-        # Verify the Farkas certificate exactly.
-        if any(v < 0 for v in y) or sum(y) != 1:
-            raise LPError("Farkas multipliers are not a nonnegative combination summing to 1")
-        for z in range(nvar):
-            if sum((nu[i] - lam[i]) * rows[i][z] for i in range(k)) != 0:
-                raise LPError(f"Farkas certificate does not cancel variable {z}")
-        if sum(nu[i] * hi[i] - lam[i] * lo[i] for i in range(k)) > 0:
-            raise LPError("Farkas certificate has a positive right-hand side")
-        return Feasibility(False, value, lam=lam, nu=nu)
-    g = tuple(w[:nvar])
+        _verify_farkas(a, lo_q, hi_q, y, nvar)
+        fy = [_frac(v) if v != 0 else Fraction(0) for v in y]
+        return Feasibility(False, _frac(value), lam=tuple(fy[:k]), nu=tuple(fy[k:]))
+    g = w[:nvar]
+    _verify_solution(a, lo_q, hi_q, g)
+    return Feasibility(True, _frac(value), solution=tuple(_frac(v) for v in g))
+
+
+def _verify_farkas(a: list[dict[int, Any]], lo: list, hi: list, y: list, nvar: int) -> None:
+    """Check ``λ, ν ≥ 0``, ``Σ(λ + ν) = 1``, ``Σ (ν_i − λ_i) a_i = 0`` and ``Σ ν u − Σ λ l ≤ 0``, over the nonzeros."""
+    from flint import fmpq
+
+    k = len(a)
+    if any(v < 0 for v in y) or sum(y, fmpq(0)) != 1:
+        raise LPError("Farkas multipliers are not a nonnegative combination summing to 1")
+    acc: dict[int, Any] = {}
+    rhs = fmpq(0)
     for i in range(k):
-        s = sum(rows[i][z] * g[z] for z in range(nvar))
+        lam, nu = y[i], y[k + i]
+        if lam == 0 and nu == 0:
+            continue
+        rhs += nu * hi[i] - lam * lo[i]
+        coef = nu - lam
+        if coef != 0:
+            for z, v in a[i].items():
+                acc[z] = acc.get(z, fmpq(0)) + coef * v
+    for z in sorted(acc):
+        if acc[z] != 0:
+            raise LPError(f"Farkas certificate does not cancel variable {z}")
+    if rhs > 0:
+        raise LPError("Farkas certificate has a positive right-hand side")
+
+
+def _verify_solution(a: list[dict[int, Any]], lo: list, hi: list, g: list):
+    """Check ``lo_i < a_i·g < hi_i`` for every row, by substitution over the nonzeros; return the smallest slack."""
+    from flint import fmpq
+
+    slack = None
+    for i, r in enumerate(a):
+        s = sum((v * g[z] for z, v in r.items()), fmpq(0))
         if not lo[i] < s < hi[i]:
             raise LPError(f"readout from the dual solution violates inequality {i}")
-    return Feasibility(True, value, solution=g)
+        least = min(s - lo[i], hi[i] - s)
+        slack = least if slack is None or least < slack else slack
+    return slack
+
+
+# --------------------------------------------------------------------------- HiGHS (optional)
+
+
+def highs_available() -> bool:
+    """Whether the optional HiGHS solver (``pip install 'certify[highs]'``, package ``highspy``) can be used."""
+    return _highs_core() is not None
+
+
+def _highs_core():
+    try:  # the bare solver class: unlike highspy.Highs it prints no banner on stdout
+        from highspy import _core
+    except ImportError:
+        return None
+    return _core if hasattr(_core, "_Highs") else None
+
+
+def decide_feasibility(rows: Sequence[Sequence | Mapping], lo: Sequence, hi: Sequence, nvar: int | None = None,
+                       solver: str = "auto") -> Feasibility:
+    """Decide :func:`strict_feasibility`'s question fast, with a proof verified exactly.
+
+    With ``solver="highs"`` (or ``"auto"`` when ``highspy`` is installed) a
+    floating-point solve of the certificate LP (HiGHS, rows scaled by
+    ``1/(hi − lo)``) proposes the answer, and it is made exact:
+
+    * positive value: its dual is a candidate readout ``g``; its floats, read as the
+      rationals they are, must pass the strict inequalities by exact substitution;
+    * otherwise: the inequalities with a positive multiplier form a candidate
+      infeasible sub-system; the exact simplex on that sub-system alone (a handful of
+      rows) gives a Farkas certificate, checked again on the whole system.
+
+    If neither checks out (a float answer too close to call), or HiGHS is not
+    installed or fails, the exact simplex decides the whole system, with Dantzig's
+    pivot rule (about half the pivots of Bland's on the readout problems). So the
+    *decision* is always exact and proved; the proof returned may differ from
+    :func:`strict_feasibility`'s (``method`` says which path produced it).
+
+    >>> decide_feasibility([[1], [1]], [0, 3], [2, 5]).feasible
+    False
+    >>> decide_feasibility([[1]], [0], [1], solver="simplex").method
+    'simplex'
+    >>> decide_feasibility([[1]], [0], [1], solver="cplex")
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument 'solver' must be 'auto', 'highs' or 'simplex', not 'cplex'
+    """
+    if solver not in ("auto", "highs", "simplex"):
+        raise ValueError(f"Argument 'solver' must be 'auto', 'highs' or 'simplex', not {solver!r}")
+    data = _parse(rows, lo, hi, nvar)
+    core = _highs_core() if solver != "simplex" else None
+    if solver == "highs" and core is None:
+        raise ImportError("solver='highs' needs the optional package highspy (pip install 'certify[highs]')")
+    if core is not None and data[0]:
+        try:
+            found = _highs_decide(core, *data)
+        except (AttributeError, TypeError, ValueError, RuntimeError, OverflowError):
+            found = None  # an unexpected highspy (another version's API): the exact simplex decides
+        if found is not None:
+            return found
+    return _exact_feasibility(*data, rule="dantzig")
+
+
+def _highs_decide(core, a: list[dict[int, Any]], lo: list, hi: list, nvar: int) -> Feasibility | None:
+    """The HiGHS path of :func:`decide_feasibility`; ``None`` when its answer does not verify."""
+    import numpy as np
+
+    k = len(a)
+    try:  # floats for the solver only; a number beyond the float range sends the problem to the exact simplex
+        scale = [1 / float(hi[i] - lo[i]) if hi[i] > lo[i] else 1.0 for i in range(k)]
+        starts, index, value = [0], [], []
+        for sign in (-1.0, 1.0):  # columns λ_i (−a_i), then ν_i (+a_i); each also has the 1 of Σ(λ + ν) = 1
+            for i in range(k):
+                for z, v in a[i].items():
+                    index.append(z)
+                    value.append(sign * float(v) * scale[i])
+                index.append(nvar)
+                value.append(1.0)
+                starts.append(len(index))
+        cost = [-float(lo[i]) * scale[i] for i in range(k)] + [float(hi[i]) * scale[i] for i in range(k)]
+    except (OverflowError, ZeroDivisionError):
+        return None
+    if not all(np.isfinite(value)) or not all(np.isfinite(cost)) or not all(np.isfinite(scale)):
+        return None
+    lp = core.HighsLp()
+    lp.num_col_, lp.num_row_ = 2 * k, nvar + 1
+    lp.col_cost_ = np.array(cost)
+    lp.col_lower_ = np.zeros(2 * k)
+    lp.col_upper_ = np.full(2 * k, core.kHighsInf)
+    lp.row_lower_ = np.array([0.0] * nvar + [1.0])
+    lp.row_upper_ = lp.row_lower_.copy()
+    lp.a_matrix_.format_ = core.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value)
+    h = core._Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    if h.passModel(lp) != core.HighsStatus.kOk or h.run() != core.HighsStatus.kOk \
+            or h.getModelStatus() != core.HighsModelStatus.kOptimal:
+        return None
+    sol = h.getSolution()
+    y, duals = list(sol.col_value), list(sol.row_dual)
+    attempts = (_highs_readout, _highs_certificate)
+    if not h.getInfo().objective_function_value > 0:
+        attempts = attempts[::-1]
+    for attempt in attempts:
+        try:
+            found = attempt(a, lo, hi, nvar, y, duals)
+        except (LPError, OverflowError, ValueError):
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
+def _exact_float(x: float):
+    from flint import fmpq
+
+    return fmpq(*float(x).as_integer_ratio())
+
+
+def _highs_readout(a, lo, hi, nvar, y, duals) -> Feasibility | None:
+    """The dual ``g = w[:nvar]`` (``Aᵀw ≤ c``: ``lo + w_last/s ≤ a·g ≤ hi − w_last/s``), checked exactly."""
+    g = [_exact_float(x) for x in duals[:nvar]]
+    slack = _verify_solution(a, lo, hi, g)
+    return Feasibility(True, _frac(slack), solution=tuple(_frac(v) for v in g), method="highs")
+
+
+def _highs_certificate(a, lo, hi, nvar, y, duals) -> Feasibility | None:
+    """An exact certificate on the support of the float multipliers, checked on the whole system."""
+    k = len(a)
+    tol = 1e-9 * max(max(y, default=0.0), 1e-300)
+    support = [i for i in range(k) if y[i] > tol or y[k + i] > tol]
+    if not support:
+        return None
+    sub = _exact_feasibility([a[i] for i in support], [lo[i] for i in support], [hi[i] for i in support], nvar)
+    if sub.feasible:
+        return None
+    lam, nu = [Fraction(0)] * k, [Fraction(0)] * k
+    for j, i in enumerate(support):
+        lam[i], nu[i] = sub.lam[j], sub.nu[j]
+    _verify_farkas(a, lo, hi, [as_fmpq(v) for v in lam + nu], nvar)
+    return Feasibility(False, sub.margin, lam=tuple(lam), nu=tuple(nu), method="highs")

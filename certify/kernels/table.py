@@ -1,4 +1,4 @@
-"""Kernel tables: read ``.npz``/``.json`` files of a trained (or constructed) head, exactly.
+"""Kernel tables: read ``.npz``/``.json`` files of a trained (or constructed) head, exactly and lazily.
 
 Format: ``docs/kernel-table-format.md``. A table lists ``N`` tokens and either the
 factors ``phi_q``, ``phi_k`` (``N × r``; ``α = φ_Q·φ_Kᵀ``) or the kernel itself
@@ -6,69 +6,275 @@ factors ``phi_q``, ``phi_k`` (``N × r``; ``α = φ_Q·φ_Kᵀ``) or the kernel 
 one-hot values: ``g_{x_i}(x_j) = beta[i] + w[i][j]``) or with ``values`` (``N × d_v``) and
 ``w`` (``N × d_v``: ``g_{x_i}(x_j) = beta[i] + ⟨w[i], values[j]⟩``) — docs/math.md §2.
 
-Every number is converted exactly, once, here: a binary float to the rational it
-denotes (``0.1`` in an ``.npz`` is ``3602879701896397/36028797018963968``), a JSON
-decimal literal to the decimal it spells (``0.1`` in JSON is ``1/10``), ``"p/q"``
-strings to ``p/q``. Everything downstream is python-flint ``fmpq``.
+**Hostile input.** The file kind is read from its first bytes, never from its name.
+In an ``.npz`` archive every member's ``.npy`` header is read and checked — field name,
+dtype, shape, agreement of the shapes with each other and with the bytes the member
+holds — before any array data is decompressed, so a forged shape or a decompression
+bomb is refused after reading a few hundred bytes. JSON is parsed only after the
+memory its parse needs has been estimated from byte counts, and number spellings
+whose exact value would be huge (``1e999999999``) are refused while parsing.
+
+**Exact and lazy.** Each entry is converted exactly, and only when a check asks for
+it, straight into python-flint ``fmpq``: a binary float to the rational it denotes
+(``0.1`` in an ``.npz`` is ``3602879701896397/36028797018963968``), a JSON decimal
+literal to the decimal it spells (``0.1`` in JSON is ``1/10``), ``"p/q"`` strings to
+``p/q``. Tokens a family does not use cost their file size and nothing more.
 
 >>> t = loads_json('{"tokens": ["10", "01"], "kernel": [[1, "1/2"], [0.25, 1]]}')
->>> t.size, t.m, t.width, t.has_readout
-(2, 2, None, False)
->>> loads_json('{"tokens": ["10", "01"], "kernel": [[1, NaN], [0, 1]]}')
+>>> t.size, t.m, t.width, t.has_readout, t.entry("kernel", 1, 0)
+(2, 2, None, False, Fraction(1, 4))
+>>> loads_json('{"tokens": ["10", "01"], "kernel": [[1, 1e999999999], [0, 1]]}')
 Traceback (most recent call last):
 ...
-certify.kernels.table.TableFormatError: NaN is not a number
+certify.kernels.table.TableFormatError: number 1e999999999 would have 1,000,000,000 digits; at most 1,000 are allowed
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 import zipfile
-from decimal import Decimal
+import zlib
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json"]
+__all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "LIMITS"]
 
 KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "note")
-MAX_ENTRIES = 50_000_000
+NUMERIC = ("phi_q", "phi_k", "kernel", "beta", "w", "values")
+MAX_FILE_BYTES = 2**30  # an .npz archive on disk
+MAX_JSON_BYTES = 256 * 2**20
+MAX_DATA_BYTES = 2**30  # all arrays of an .npz, decompressed
+MAX_TOKENS = 10**6
+MAX_TOKEN_BITS = 4096
+MAX_DIGITS = 1000  # of an exact JSON number: numerator and denominator each
+MAX_HEADER = 10_000  # bytes of one .npy header
+LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BYTES,
+          "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
+          "digits of a JSON number": MAX_DIGITS}
 
 
 class TableFormatError(ValueError):
     """The table file is unreadable or malformed (exit 2); the message names the field."""
 
 
-def _fmpq(x: Fraction):
-    from flint import fmpq
+# --------------------------------------------------------------------------- exact entries
 
-    return fmpq(x.numerator, x.denominator)
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?\Z")
+_RATIONAL = re.compile(r"\s*(-?[0-9]+)(?:/([0-9]+))?\s*\Z")
+
+
+class _Decimal(str):
+    """A JSON decimal literal, validated and kept as text until its exact value is needed."""
+
+
+def _decimal_parts(text: str) -> tuple[int, int]:
+    """``(numerator, denominator)`` of a decimal literal whose size was checked by :func:`_json_float`."""
+    mo = _DECIMAL.match(text)
+    whole, frac, exp = mo.group(1), mo.group(2) or "", int(mo.group(3) or 0)
+    num = int(whole + frac) * (-1 if text.startswith("-") else 1)
+    shift = exp - len(frac)
+    return (num * 10**shift, 1) if shift >= 0 else (num, 10**-shift)
+
+
+def _json_float(text: str) -> _Decimal:
+    mo = _DECIMAL.match(text)
+    if mo is None:
+        raise TableFormatError(f"number {text[:40]} is not a JSON decimal literal")
+    digits = len(mo.group(1)) + len(mo.group(2) or "")
+    exp = (mo.group(3) or "0").lstrip("+-").lstrip("0") or "0"
+    # Decide from the exponent's spelling alone: never build a power larger than the limit.
+    if len(exp) > 12:
+        raise TableFormatError(f"number {text[:40]}… has an exponent of {len(exp):,} digits; "
+                               f"at most {MAX_DIGITS:,} digits are allowed in a number")
+    if digits + int(exp) > MAX_DIGITS:
+        raise TableFormatError(f"number {text[:40]} would have {digits + int(exp):,} digits; "
+                               f"at most {MAX_DIGITS:,} are allowed")
+    return _Decimal(text)
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise TableFormatError(f"integer of {len(text):,} digits; at most {MAX_DIGITS:,} are allowed")
+    return int(text)
+
+
+def _no_constants(text: str):
+    raise TableFormatError(f"{text} is not a number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise TableFormatError(f"key {k[:40]!r} appears twice in one object")
+        out[k] = v
+    return out
+
+
+def _check_json_entry(v: Any, where: str) -> None:
+    """Validate one JSON entry's type and spelling (no conversion)."""
+    if isinstance(v, bool) or v is None:
+        raise TableFormatError(f"{where}: expected a number, got {json.dumps(v)}")
+    if isinstance(v, (int, _Decimal, Fraction)):
+        return
+    if isinstance(v, str):
+        mo = _RATIONAL.match(v) if len(v) <= 2 * MAX_DIGITS + 3 else None
+        if mo is None or len(mo.group(1).lstrip("-")) > MAX_DIGITS or len(mo.group(2) or "") > MAX_DIGITS:
+            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number \"p/q\" (at most {MAX_DIGITS:,} digits each)")
+        if mo.group(2) is not None and int(mo.group(2)) == 0:
+            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number (zero denominator)")
+        return
+    raise TableFormatError(f"{where}: expected a number, got {type(v).__name__}")
+
+
+def _json_entry(v: Any) -> tuple[int, int]:
+    """Exact ``(numerator, denominator)`` of a validated JSON entry."""
+    if isinstance(v, _Decimal):
+        return _decimal_parts(v)
+    if isinstance(v, str):
+        mo = _RATIONAL.match(v)
+        return int(mo.group(1)), int(mo.group(2) or 1)
+    if isinstance(v, Fraction):
+        return v.numerator, v.denominator
+    return int(v), 1
+
+
+def _np_entries(sub) -> list[tuple[int, int]]:
+    """Exact ``(numerator, denominator)`` of every entry of a numpy block (ints, bools, finite floats)."""
+    kind = sub.dtype.kind
+    if kind == "f":
+        if sub.dtype.itemsize <= 8:  # tolist() gives Python floats, exact for these widths
+            return [x.as_integer_ratio() for x in sub.ravel().tolist()]
+        return [x.as_integer_ratio() for x in sub.ravel()]  # long double: numpy scalars, exact
+    return [(int(x), 1) for x in sub.ravel().tolist()]
+
+
+class _Matrix:
+    """One numeric field held in memory (JSON: nested lists; or a numpy array), converted on demand."""
+
+    def __init__(self, name: str, data: Any, shape: tuple[int, ...]) -> None:
+        self.name, self.data, self.shape = name, data, shape
+
+    def prepare(self, rows: list[int]) -> None:
+        """Nothing to do: the data are in memory (see :class:`_NpzMatrix`)."""
+
+    def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
+        """``(numerator, denominator)`` of the entries in ``rows`` × ``cols`` (all columns if None), row-major."""
+        d = self.data
+        if len(self.shape) == 1:
+            return _np_entries(d[rows]) if hasattr(d, "dtype") else [_json_entry(d[i]) for i in rows]
+        if hasattr(d, "dtype"):
+            import numpy as np
+
+            return _np_entries(d[np.ix_(rows, cols)] if cols is not None else d[rows])
+        return [_json_entry(d[i][j]) for i in rows for j in (range(self.shape[1]) if cols is None else cols)]
+
+
+class _NpzMatrix(_Matrix):
+    """One field of an ``.npz`` archive, decompressed lazily and only up to the rows asked for.
+
+    A C-order ``.npy`` member stores its rows one after another, so the rows a check needs
+    are read by streaming the member once, keeping those rows and discarding the others
+    chunk by chunk, and stopping after the last one: memory is proportional to the rows
+    used, and the rows past the last one used are never decompressed. (Fortran-order
+    members are read whole.) Every row read is checked to be finite.
+    """
+
+    CHUNK = 16 * 2**20
+
+    def __init__(self, name: str, path: str, header: tuple) -> None:
+        super().__init__(name, None, tuple(header[2]))
+        self.path, self.header = path, header
+        self.loaded: dict[int, int] = {}  # table row → row of self.data
+
+    def prepare(self, rows: list[int]) -> None:
+        """Make sure ``rows`` are in memory (one streaming pass over the member for all missing rows)."""
+        import numpy as np
+
+        missing = sorted(set(rows) - set(self.loaded))
+        if not missing:
+            return
+        keep = sorted(set(self.loaded) | set(missing))
+        info, dtype, shape, fortran, offset = self.header
+        width = shape[1] if len(shape) == 2 else 1
+        row_bytes = width * dtype.itemsize
+        if fortran and len(shape) == 2:
+            whole = _npz_read(self.path, self.header, math.prod(shape) * dtype.itemsize)
+            block = np.frombuffer(whole, dtype=dtype).reshape(shape, order="F")[keep]
+        else:
+            block = np.empty((len(keep), width), dtype=dtype)
+            want = {r: k for k, r in enumerate(keep)}
+            _npz_stream_rows(self.path, self.header, row_bytes, keep, lambda r, buf: block.__setitem__(
+                want[r], np.frombuffer(buf, dtype=dtype)))
+            if len(shape) == 1:
+                block = block[:, 0]
+        if dtype.kind == "f" and block.size:
+            finite = np.isfinite(block)
+            if not finite.all():
+                k = tuple(int(i) for i in np.argwhere(~finite)[0])
+                where = [keep[k[0]]] + list(k[1:])
+                raise TableFormatError(f"{self.path}: {self.name}{where} is {float(block[k])}; every entry must be finite")
+        self.data = block
+        self.loaded = {r: k for k, r in enumerate(keep)}
+
+    def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
+        self.prepare(rows)
+        local = [self.loaded[r] for r in rows]
+        return super().pairs(local, cols)
+
+
+def _fmpq_mat(nrows: int, ncols: int, pairs: list[tuple[int, int]]):
+    from flint import fmpq, fmpq_mat
+
+    return fmpq_mat(nrows, ncols, [fmpq(p, q) for p, q in pairs])
+
+
+# --------------------------------------------------------------------------- the table
 
 
 class KernelTable:
-    """A validated table: tokens, exact kernel factors or kernel, optional exact readout.
+    """A validated table: tokens, kernel factors or kernel, optional readout, converted lazily.
 
-    Numeric fields stay as nested lists of ``Fraction`` until a sub-matrix is asked for
-    (:meth:`alpha_block`, :meth:`g_block`), so that only the rows a family uses are
-    converted to flint matrices.
+    Only the rows and columns a check asks for become exact (:meth:`alpha_block`,
+    :meth:`g_block`, :meth:`entry`), straight into python-flint matrices.
     """
 
-    def __init__(self, fields: dict[str, Any]) -> None:
+    def __init__(self, tokens: tuple[int, ...], m: int, fields: dict[str, _Matrix]) -> None:
+        self.tokens = tokens
+        self.m = m
         self.fields = fields
-        self.tokens: tuple[int, ...] = fields["tokens"]
-        self.m: int = fields["m"]
-        self.index = {x: i for i, x in enumerate(self.tokens)}
-        self.size = len(self.tokens)
-        self.width = len(fields["phi_q"][0]) if "phi_q" in fields else None
+        self.index = {x: i for i, x in enumerate(tokens)}
+        self.size = len(tokens)
+        self.width = fields["phi_q"].shape[1] if "phi_q" in fields else None
         self.has_readout = "beta" in fields
         self.readout_kind = None if not self.has_readout else ("values" if "values" in fields else "one-hot")
+        self.value_width = fields["values"].shape[1] if "values" in fields else None
+
+    def prepare(self, rows: list[int]) -> None:
+        """Read the entries of table rows ``rows`` of every field now, in one pass per field.
+
+        Optional: any later access reads what it needs. Calling it once with every row a
+        check will use keeps an ``.npz`` archive to one streaming pass per field, and
+        refuses non-finite entries in those rows here.
+        """
+        for f in self.fields.values():
+            f.prepare(rows)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> "KernelTable":
+        """A table from a JSON-like dict: tokens as 0/1 strings or rows of 0/1, entries as int, ``Fraction`` or ``"p/q"``."""
+        return _from_json_object(raw)
+
+    def entry(self, name: str, i: int, j: int | None = None) -> Fraction:
+        """One entry of a numeric field, exactly (``j`` omitted for ``beta``)."""
+        p, q = self.fields[name].pairs([i], None if j is None else [j])[0]
+        return Fraction(p, q)
 
     def _rows(self, name: str, idx: list[int], cols: list[int] | None = None):
-        """Rows ``idx`` of field ``name`` (all columns, or columns ``cols``) as an exact ``fmpq_mat``."""
-        from flint import fmpq_mat
-
-        data = self.fields[name]
-        cols = range(len(data[idx[0]])) if cols is None else cols
-        return fmpq_mat(len(idx), len(cols), [_fmpq(data[i][j]) for i in idx for j in cols])
+        f = self.fields[name]
+        width = 1 if len(f.shape) == 1 else (f.shape[1] if cols is None else len(cols))
+        return _fmpq_mat(len(idx), width, f.pairs(idx, cols))
 
     def alpha_block(self, rows: list[int], cols: list[int]):
         """``α`` restricted to table rows × columns, as an exact ``fmpq_mat``."""
@@ -76,13 +282,13 @@ class KernelTable:
             return self._rows("kernel", rows, cols)
         return self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
 
-    def alpha_rank(self, rows: list[int], cols: list[int], block=None) -> int:
-        """Exact rank of ``α`` on rows × columns (through the factors when the table has them)."""
-        from ..lemmas.frobenius import factored_rank
+    def alpha_rank(self, rows: list[int], cols: list[int], block=None):
+        """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them)."""
+        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank
 
         if "kernel" in self.fields:
-            return (block if block is not None else self.alpha_block(rows, cols)).rank()
-        return factored_rank(self._rows("phi_q", rows), self._rows("phi_k", cols))
+            return matrix_rank(block if block is not None else self.alpha_block(rows, cols))
+        return factored_matrix_rank(self._rows("phi_q", rows), self._rows("phi_k", cols))
 
     def g_block(self, rows: list[int], cols: list[int]):
         """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout."""
@@ -92,248 +298,338 @@ class KernelTable:
             G = self._rows("w", rows) * self._rows("values", cols).transpose()
         else:
             G = self._rows("w", rows, cols)
-        beta = self.fields["beta"]
-        return G + fmpq_mat(len(rows), len(cols), [_fmpq(beta[i]) for i in rows for _ in cols])
+        beta = self._rows("beta", rows)
+        return G + fmpq_mat(len(rows), len(cols), [beta[i, 0] for i in range(len(rows)) for _ in cols])
 
 
-# --------------------------------------------------------------------------- reading
+# --------------------------------------------------------------------------- validation (shapes only)
 
 
-def _decimal(text: str) -> Decimal:
-    return Decimal(text)
-
-
-def _no_constants(text: str):
-    raise TableFormatError(f"{text} is not a number")
-
-
-def _scalar(v: Any, where: str) -> Fraction:
-    """One JSON entry: int, decimal literal (Decimal), or a "p/q" string."""
-    if isinstance(v, bool) or v is None:
-        raise TableFormatError(f"{where}: expected a number, got {json.dumps(v)}")
-    if isinstance(v, int):
-        return Fraction(v)
-    if isinstance(v, Decimal):
-        if not v.is_finite():
-            raise TableFormatError(f"{where}: {v} is not finite")
-        return Fraction(v)
-    if isinstance(v, str):
-        if len(v) > 1000:
-            raise TableFormatError(f"{where}: number string longer than 1000 characters")
-        try:
-            q = Fraction(v.strip())
-        except (ValueError, ZeroDivisionError):
-            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number \"p/q\"") from None
-        return q
-    raise TableFormatError(f"{where}: expected a number, got {type(v).__name__}")
-
-
-def _json_matrix(v: Any, name: str) -> list:
-    if not isinstance(v, list):
-        raise TableFormatError(f"{name}: expected an array")
-    if name == "beta":
-        return [_scalar(x, f"{name}[{i}]") for i, x in enumerate(v)]
-    out = []
-    for i, row in enumerate(v):
-        if not isinstance(row, list):
-            raise TableFormatError(f"{name}[{i}]: expected an array (a row)")
-        out.append([_scalar(x, f"{name}[{i}][{j}]") for j, x in enumerate(row)])
-    return out
-
-
-def _np_exact(arr, name: str) -> list:
-    """Exact rationals from a numpy array (ints, bools or finite binary floats)."""
-    import numpy as np
-
-    kind = arr.dtype.kind
-    if kind == "c":
-        raise TableFormatError(f"{name}: complex numbers are not allowed")
-    if kind not in "iufb":
-        raise TableFormatError(f"{name}: expected a numeric array, got dtype {arr.dtype}")
-    if kind == "f":
-        bad = np.argwhere(~np.isfinite(arr))
-        if len(bad):
-            idx = tuple(int(i) for i in bad[0])
-            raise TableFormatError(f"{name}{list(idx)} is {float(arr[idx])}; every entry must be finite")
-        conv = lambda x: Fraction(*x.as_integer_ratio())  # noqa: E731 - exact for every float width
-    else:
-        conv = lambda x: Fraction(int(x))  # noqa: E731
-    if arr.ndim == 1:
-        return [conv(x) for x in arr]
-    return [[conv(x) for x in row] for row in arr]
-
-
-def _tokens(v: Any, name: str = "tokens") -> tuple[tuple[int, ...], int]:
-    """Tokens as 0/1 strings or an N×m 0/1 integer array → (bitmasks, m)."""
-    rows: list[str] = []
-    for i, t in enumerate(v):
-        if isinstance(t, str):
-            s = t
-        else:
-            try:
-                bits = [int(b) if not isinstance(b, bool) else int(b) for b in t]
-            except (TypeError, ValueError):
-                raise TableFormatError(f"{name}[{i}]: expected a 0/1 string or a row of 0/1 integers") from None
-            if any(b not in (0, 1) for b in bits):
-                raise TableFormatError(f"{name}[{i}]: entries must be 0 or 1")
-            s = "".join(map(str, bits))
-        if not s or s.strip("01"):
-            raise TableFormatError(f"{name}[{i}]: {s[:40]!r} is not a nonempty 0/1 string")
-        rows.append(s)
+def _tokens(rows: list[str], name: str = "tokens") -> tuple[tuple[int, ...], int]:
+    """0/1 strings → (bitmasks, m); lengths equal, no repeats."""
     if not rows:
         raise TableFormatError(f"{name}: no tokens")
+    if len(rows) > MAX_TOKENS:
+        raise TableFormatError(f"{name}: {len(rows):,} tokens; at most {MAX_TOKENS:,}")
     m = len(rows[0])
+    if not 1 <= m <= MAX_TOKEN_BITS:
+        raise TableFormatError(f"{name}[0] has length {m}; tokens have 1 to {MAX_TOKEN_BITS} bits")
     masks = []
     seen: dict[int, int] = {}
     for i, s in enumerate(rows):
+        if not isinstance(s, str) or not s or s.strip("01"):
+            raise TableFormatError(f"{name}[{i}]: {str(s)[:40]!r} is not a nonempty 0/1 string")
         if len(s) != m:
             raise TableFormatError(f"{name}[{i}] has length {len(s)}, {name}[0] has {m}")
         x = int(s[::-1], 2)
         if x in seen:
-            raise TableFormatError(f"{name}[{i}] repeats {name}[{seen[x]}] ({s})")
+            raise TableFormatError(f"{name}[{i}] repeats {name}[{seen[x]}] ({s[:40]})")
         seen[x] = i
         masks.append(x)
     return tuple(masks), m
 
 
-def _validate(raw: dict[str, Any], convert) -> KernelTable:
-    unknown = [k for k in raw if k not in KEYS]
+def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -> None:
+    """Which fields go together and what shape each must have (before any entry is read)."""
+    unknown = sorted(n for n in names if n not in KEYS)
     if unknown:
-        raise TableFormatError(f"unknown field {unknown[0]!r}; a table has {', '.join(KEYS)}")
-    if "tokens" not in raw:
-        raise TableFormatError("missing field 'tokens'")
-    tokens, m = _tokens(raw["tokens"])
-    N = len(tokens)
-    fields: dict[str, Any] = {"tokens": tokens, "m": m}
-    has_factors = "phi_q" in raw or "phi_k" in raw
-    if has_factors == ("kernel" in raw):
+        name = unknown[0][:40] + ("…" if len(unknown[0]) > 40 else "")
+        raise TableFormatError(f"unknown field {name!r}; a table has {', '.join(KEYS)}")
+    has_factors = "phi_q" in names or "phi_k" in names
+    if has_factors == ("kernel" in names):
         raise TableFormatError("give either 'phi_q' and 'phi_k' or 'kernel', not both and not neither")
-    if has_factors and not ("phi_q" in raw and "phi_k" in raw):
+    if has_factors and not ("phi_q" in names and "phi_k" in names):
         raise TableFormatError("'phi_q' and 'phi_k' come together")
-    readout = [k for k in ("beta", "w", "values") if k in raw]
-    if readout and not ("beta" in raw and "w" in raw):
+    if any(k in names for k in ("beta", "w", "values")) and not ("beta" in names and "w" in names):
         raise TableFormatError("a readout needs both 'beta' and 'w' ('values' is optional)")
-    for name in ("phi_q", "phi_k", "kernel", "beta", "w", "values"):
-        if name in raw:
-            fields[name] = convert(raw[name], name)
+    for name, shape in shapes.items():
+        if name == "beta":
+            if len(shape) != 1:
+                raise TableFormatError(f"beta must be one-dimensional, got shape {shape}")
+        elif len(shape) != 2:
+            raise TableFormatError(f"{name} must be two-dimensional, got shape {shape}")
 
-    def shape(name: str, rows: int, cols: int | None) -> None:
-        val = fields[name]
-        if cols is None:
-            if len(val) != rows:
-                raise TableFormatError(f"{name} has {len(val)} entries; expected N = {rows}")
-            return
-        if len(val) != rows:
-            raise TableFormatError(f"{name} has {len(val)} rows; expected N = {rows}")
-        for i, row in enumerate(val):
-            if len(row) != cols:
-                raise TableFormatError(f"{name}[{i}] has {len(row)} columns; expected {cols}")
+    def rows(name: str, cols: int | None) -> None:
+        shape = shapes[name]
+        if shape[0] != N:
+            what = "entries" if len(shape) == 1 else "rows"
+            raise TableFormatError(f"{name} has {shape[0]:,} {what}; expected N = {N:,}")
+        if cols is not None and shape[1] != cols:
+            raise TableFormatError(f"{name} has {shape[1]:,} columns; expected {cols:,}")
 
-    def width(name: str) -> int:  # the column count of the first row, which must be ≥ 1
-        cols = len(fields[name][0]) if fields[name] else 0
-        if cols < 1:
-            raise TableFormatError(f"{name} needs at least one row and one column")
-        return cols
+    def width(name: str) -> int:
+        if shapes[name][1] < 1:
+            raise TableFormatError(f"{name} needs at least one column")
+        return shapes[name][1]
 
-    if has_factors:
-        r = width("phi_q")
-        shape("phi_q", N, r)
-        shape("phi_k", N, r)
-    else:
-        shape("kernel", N, N)
-    if "beta" in fields:
-        shape("beta", N, None)
-        if "values" in fields:
-            dv = width("values")
-            shape("values", N, dv)
-            shape("w", N, dv)
-        else:
-            shape("w", N, N)
-    return KernelTable(fields)
+    pairs = [("phi_q", width("phi_q")), ("phi_k", width("phi_q"))] if has_factors else [("kernel", N)]
+    if "beta" in names:
+        pairs += [("beta", None)] + ([("values", width("values")), ("w", width("values"))] if "values" in names else [("w", N)])
+    for name, cols in pairs:
+        rows(name, cols)
 
 
-def _count_entries(shape: tuple[int, ...]) -> int:
-    return math.prod(shape) if shape else 1
+# --------------------------------------------------------------------------- .npz
 
 
-def load_table(path: str) -> KernelTable:
-    """Read a ``.npz`` (``allow_pickle=False``) or ``.json`` table; ``TableFormatError`` on any problem."""
-    if path.endswith(".json"):
+def _npz_headers(zf: zipfile.ZipFile, path: str) -> dict[str, tuple]:
+    """Read and check every member's ``.npy`` header; return name → (info, dtype, shape, fortran, offset)."""
+    from numpy.lib import format as npy
+
+    infos = zf.infolist()
+    if len(infos) > len(KEYS):
+        raise TableFormatError(f"{path}: the archive has {len(infos):,} members; a table has at most {len(KEYS)}")
+    out: dict[str, tuple] = {}
+    total = 0
+    for info in infos:
+        name = info.filename
+        field = name[:-4] if name.endswith(".npy") else None
+        if field is None or field not in KEYS:
+            raise TableFormatError(f"{path}: unknown field {(field or name)[:60]!r} (member {name[:60]!r}); a table has "
+                                   f"{', '.join(KEYS)}, each as a .npy member")
+        if field in out:
+            raise TableFormatError(f"{path}: field {field!r} appears twice in the archive")
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            raise TableFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        return loads_json(data)
+            with zf.open(info) as fp:
+                version = npy.read_magic(fp)
+                if version == (1, 0):
+                    shape, fortran, dtype = npy.read_array_header_1_0(fp, max_header_size=MAX_HEADER)
+                elif version == (2, 0):
+                    shape, fortran, dtype = npy.read_array_header_2_0(fp, max_header_size=MAX_HEADER)
+                else:
+                    raise TableFormatError(f"{path}: member {name!r} has .npy format version {version}; "
+                                           "versions 1.0 and 2.0 are read (numpy.save writes 1.0)")
+                offset = fp.tell()
+        except TableFormatError:
+            raise
+        except Exception as exc:  # numpy parses the header of an untrusted file: any failure means "unreadable"
+            raise TableFormatError(f"{path}: member {name!r} is not a readable .npy array "
+                                   f"({type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''})") from None
+        if dtype.hasobject:
+            raise TableFormatError(f"{path}: {field} holds Python objects (pickled data), which are never loaded")
+        if dtype.fields is not None or dtype.subdtype is not None:
+            raise TableFormatError(f"{path}: {field} has a structured dtype {dtype}; expected plain numbers")
+        kinds = "USib" if field == "tokens" else "iufb"
+        if dtype.kind == "c":
+            raise TableFormatError(f"{field}: complex numbers are not allowed")
+        if dtype.kind not in kinds:
+            raise TableFormatError(f"{field}: expected {'0/1 strings or a 0/1 integer array' if field == 'tokens' else 'a numeric array'}, "
+                                   f"got dtype {dtype}")
+        if any(d < 0 for d in shape) or len(shape) > 2:
+            raise TableFormatError(f"{field}: shape {shape} is not that of a vector or matrix")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if info.file_size != offset + nbytes:
+            raise TableFormatError(f"{path}: member {name!r} declares shape {shape} ({nbytes:,} bytes of data) "
+                                   f"but holds {max(info.file_size - offset, 0):,}")
+        total += nbytes
+        if total > MAX_DATA_BYTES:
+            raise TableFormatError(f"{path}: the arrays would take more than {MAX_DATA_BYTES // 2**20:,} MiB "
+                                   "decompressed; refused before decompressing")
+        out[field] = (info, dtype, shape, fortran, offset)
+    return out
+
+
+_CORRUPT = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError)
+
+
+def _npz_stream_rows(path: str, header: tuple, row_bytes: int, rows: list[int], take) -> None:
+    """Stream a member's data, calling ``take(row, bytes)`` for each of the sorted ``rows``; stop after the last."""
+    from ..check import Progress
+
+    info, dtype, shape, fortran, offset = header
+    progress = Progress(f"reading {info.filename}", total=(rows[-1] + 1) * row_bytes if rows else 0)
+    try:
+        with zipfile.ZipFile(path) as zf, zf.open(info) as fp:
+            pos = -offset  # bytes of data consumed so far (negative while in the header)
+            for r in rows:
+                target = r * row_bytes
+                while pos < target:
+                    step = min(target - pos, _NpzMatrix.CHUNK)
+                    got = fp.read(step)
+                    if len(got) != step:
+                        raise TableFormatError(f"{path}: member {info.filename!r} is truncated")
+                    pos += step
+                    progress.update(max(pos, 0), "bytes")
+                buf = fp.read(row_bytes)
+                if len(buf) != row_bytes:
+                    raise TableFormatError(f"{path}: member {info.filename!r} is truncated")
+                take(r, buf)
+                pos += row_bytes
+        progress.close()
+    except TableFormatError:
+        raise
+    except _CORRUPT as exc:
+        raise TableFormatError(f"{path}: member {info.filename!r} is corrupt ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0][:80] if str(exc) else ''})") from None
+
+
+def _npz_read(path: str, header: tuple, nbytes: int) -> bytes:
+    """A whole member's data (its size was checked against its header)."""
+    out: list[bytes] = []
+    info = header[0]
+    _npz_stream_rows(path, header, nbytes, [0], lambda r, buf: out.append(buf))
+    return out[0]
+
+
+def _load_npz(path: str) -> KernelTable:
     import numpy as np
 
     try:
-        npz = np.load(path, allow_pickle=False)
-        if not isinstance(npz, np.lib.npyio.NpzFile):
-            raise TableFormatError(f"{path}: a single array, not an .npz archive of named arrays")
-        raw = {}
-        with npz:
-            for k in npz.files:
-                if k not in KEYS:
-                    raise TableFormatError(f"unknown field {k!r}; a table has {', '.join(KEYS)}")
-                arr = npz[k]
-                if _count_entries(arr.shape) > MAX_ENTRIES:
-                    raise TableFormatError(f"{k}: {arr.size} entries is more than {MAX_ENTRIES}")
-                raw[k] = arr
-    except TableFormatError:
-        raise
-    except FileNotFoundError:
-        raise TableFormatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TableFormatError(f"{path}: is a directory") from None
-    except ValueError as exc:  # includes "Object arrays cannot be loaded when allow_pickle=False"
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "pickle" in msg:
-            msg = "contains pickled Python objects, which are never loaded (allow_pickle=False)"
-        raise TableFormatError(f"{path}: {msg}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        zf = zipfile.ZipFile(path)
+    except _CORRUPT as exc:
         raise TableFormatError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {str(exc)[:80]})") from None
+    with zf:
+        headers = _npz_headers(zf, path)
+    headers.pop("note", None)
+    if "tokens" not in headers:
+        raise TableFormatError("missing field 'tokens'")
+    tok_h = headers["tokens"]
+    if tok_h[1].kind in "US" and len(tok_h[2]) != 1 or tok_h[1].kind in "ib" and len(tok_h[2]) != 2:
+        raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 integer array, got {tok_h[1]} {tok_h[2]}")
+    N = tok_h[2][0]
+    _check_fields(set(headers), {k: h[2] for k, h in headers.items() if k != "tokens"}, N)
+    tok = np.frombuffer(_npz_read(path, tok_h, math.prod(tok_h[2]) * tok_h[1].itemsize), dtype=tok_h[1])
+    tok = tok.reshape(tok_h[2], order="F" if tok_h[3] else "C")
+    if tok.dtype.kind == "U":
+        rows = [str(t) for t in tok.tolist()]
+    elif tok.dtype.kind == "S":
+        rows = [t.decode("ascii", "replace") for t in tok.tolist()]
+    else:
+        if tok.size and not np.isin(tok, (0, 1)).all():
+            raise TableFormatError("tokens: entries must be 0 or 1")
+        rows = ["".join("1" if b else "0" for b in row) for row in tok.tolist()]
+    tokens, m = _tokens(rows)
+    fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
+    return KernelTable(tokens, m, fields)
 
-    def convert(arr, name):
+
+# --------------------------------------------------------------------------- .json
+
+
+def _from_json_object(raw: Any) -> KernelTable:
+    if not isinstance(raw, dict):
+        raise TableFormatError("a JSON table is an object with fields tokens, phi_q/phi_k or kernel, …")
+    raw = {k: v for k, v in raw.items() if k != "note"}
+    if "tokens" not in raw:
+        raise TableFormatError("missing field 'tokens'")
+    if not isinstance(raw["tokens"], list):
+        raise TableFormatError("tokens: expected an array")
+    rows = []
+    for i, t in enumerate(raw["tokens"]):
+        if isinstance(t, list):
+            if any(isinstance(b, bool) or b not in (0, 1) for b in t):
+                raise TableFormatError(f"tokens[{i}]: entries must be 0 or 1")
+            t = "".join(map(str, t))
+        elif not isinstance(t, str):
+            raise TableFormatError(f"tokens[{i}]: expected a 0/1 string or a row of 0/1 integers")
+        rows.append(t)
+    if len(rows) > MAX_TOKENS:
+        raise TableFormatError(f"tokens: {len(rows):,} tokens; at most {MAX_TOKENS:,}")
+    shapes: dict[str, tuple[int, ...]] = {}
+    for name, v in raw.items():
+        if name not in NUMERIC:
+            continue
+        if not isinstance(v, list):
+            raise TableFormatError(f"{name}: expected an array")
         if name == "beta":
-            if arr.ndim != 1:
-                raise TableFormatError(f"beta must be one-dimensional, got shape {arr.shape}")
-        elif arr.ndim != 2:
-            raise TableFormatError(f"{name} must be two-dimensional, got shape {arr.shape}")
-        return _np_exact(arr, name)
-
-    if "tokens" in raw:
-        tok = raw["tokens"]
-        if tok.dtype.kind in "US":
-            raw["tokens"] = [str(t) if tok.dtype.kind == "U" else t.decode("ascii", "replace") for t in tok.ravel()]
-        elif tok.dtype.kind in "iub" and tok.ndim == 2:
-            raw["tokens"] = tok.astype(int).tolist()
+            shapes[name] = (len(v),)
+            continue
+        for i, row in enumerate(v):
+            if not isinstance(row, list):
+                raise TableFormatError(f"{name}[{i}]: expected an array (a row)")
+        width = len(v[0]) if v else 0
+        for i, row in enumerate(v):
+            if len(row) != width:
+                raise TableFormatError(f"{name}[{i}] has {len(row)} columns; {name}[0] has {width}")
+        shapes[name] = (len(v), width)
+    _check_fields(set(raw), shapes, len(rows))
+    tokens, m = _tokens(rows)
+    fields = {}
+    for name, shape in shapes.items():
+        v = raw[name]
+        if len(shape) == 1:
+            for i, x in enumerate(v):
+                _check_json_entry(x, f"{name}[{i}]")
         else:
-            raise TableFormatError(f"tokens: expected 0/1 strings or an N×m 0/1 integer array, got {tok.dtype} {tok.shape}")
-    return _validate(raw, convert)
+            for i, row in enumerate(v):
+                for j, x in enumerate(row):
+                    _check_json_entry(x, f"{name}[{i}][{j}]")
+        fields[name] = _Matrix(name, v, shape)
+    return KernelTable(tokens, m, fields)
 
 
 def loads_json(data: bytes | str) -> KernelTable:
-    """Parse a JSON table (decimal literals exact, NaN/Infinity refused)."""
+    """Parse a JSON table: decimal literals exact, NaN/Infinity and expanding spellings refused."""
+    from ..check import parse_memory_estimate
+
+    raw_bytes = data.encode("utf-8") if isinstance(data, str) else data
+    if len(raw_bytes) > MAX_JSON_BYTES:
+        raise TableFormatError(f"JSON table larger than {MAX_JSON_BYTES // 2**20} MiB; use an .npz archive")
+    estimate = parse_memory_estimate(raw_bytes)
+    if estimate > 4 * MAX_JSON_BYTES:
+        raise TableFormatError(f"parsing this JSON would need about {estimate / 2**20:,.0f} MiB; "
+                               f"at most {4 * MAX_JSON_BYTES // 2**20:,} MiB (use an .npz archive)")
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
             raise TableFormatError("table is not UTF-8 text") from None
     try:
-        raw = json.loads(data, parse_float=_decimal, parse_constant=_no_constants)
+        raw = json.loads(data, parse_float=_json_float, parse_int=_json_int, parse_constant=_no_constants,
+                         object_pairs_hook=_no_duplicates)
     except TableFormatError:
         raise
     except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-        raise TableFormatError(f"invalid JSON: {str(exc).splitlines()[0][:120]}") from None
-    if not isinstance(raw, dict):
-        raise TableFormatError("a JSON table is an object with fields tokens, phi_q/phi_k or kernel, …")
+        raise TableFormatError(f"invalid JSON: {str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__}") from None
+    return _from_json_object(raw)
 
-    def convert(v, name):
-        return _json_matrix(v, name)
 
-    raw = dict(raw)
-    raw.pop("note", None)
-    if "tokens" in raw and not isinstance(raw["tokens"], list):
-        raise TableFormatError("tokens: expected an array")
-    return _validate(raw, convert)
+# --------------------------------------------------------------------------- files
+
+
+def load_table(path: str) -> KernelTable:
+    """Read a table file, ``.npz`` or JSON, told apart by content; ``TableFormatError`` on any problem."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+            fh.seek(0, 2)
+            size = fh.tell()
+            if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+                if size > MAX_FILE_BYTES:
+                    raise TableFormatError(f"{path}: file larger than {MAX_FILE_BYTES // 2**20:,} MiB")
+                kind = "npz"
+            elif head.lstrip()[:1] == b"{" or head.lstrip()[:3] == b"\xef\xbb\xbf":
+                if size > MAX_JSON_BYTES:
+                    raise TableFormatError(f"{path}: JSON table larger than {MAX_JSON_BYTES // 2**20} MiB; use an .npz archive")
+                fh.seek(0)
+                data = fh.read(MAX_JSON_BYTES + 1)
+                kind = "json"
+            elif head[:6] == b"\x93NUMPY":
+                raise TableFormatError(f"{path}: a single .npy array, not a table (an .npz archive of named arrays "
+                                       "made by numpy.savez, or a JSON object)")
+            elif not head:
+                raise TableFormatError(f"{path}: file is empty")
+            else:
+                raise TableFormatError(f"{path}: not a kernel table: neither an .npz archive (zip) nor a JSON object "
+                                       "(docs/kernel-table-format.md)")
+    except TableFormatError:
+        raise
+    except FileNotFoundError:
+        raise TableFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TableFormatError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise TableFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if kind == "npz":
+        try:
+            return _load_npz(path)
+        except TableFormatError as exc:
+            if str(exc).startswith(f"{path}: "):
+                raise
+            raise TableFormatError(f"{path}: {exc}") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return loads_json(data)
+    except TableFormatError as exc:
+        raise TableFormatError(f"{path}: {exc}") from None

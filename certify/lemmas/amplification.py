@@ -17,7 +17,7 @@ ValueError: jump 1 has factor 1/2 < 1; weight domination gives no preference the
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .domination import HALF, domination_factor
 from ..exact import exact
@@ -49,7 +49,8 @@ def chain_factor(factors: Iterable) -> Fraction:
 
 
 def best_split(
-    rise: int, length: int = 3, error=HALF, prefer: Iterable[int] = ()
+    rise: int, length: int = 3, error=HALF, factor: Callable[[int], Fraction] | None = None,
+    prefer: Iterable[int] = (),
 ) -> tuple[Fraction, tuple[int, ...]]:
     """The split of an overlap rise into gaps that maximizes the chain factor ``Π μ_{g_i}``.
 
@@ -67,6 +68,8 @@ def best_split(
         The overlap rise ``d ≥ 1``.
     length, error
         ``n ≥ 3`` and ``ε`` (exact) of weight domination.
+    factor : callable, optional
+        Replaces ``μ_g`` by another per-gap factor (e.g. ``(g−1)/2`` of A.4).
     prefer : iterable of int
         Levels to favour among equally good chains (e.g. levels where a codeword's
         complement can serve as the key, so that chains share jumps).
@@ -84,7 +87,7 @@ def best_split(
     if not isinstance(rise, int) or isinstance(rise, bool) or rise < 1:
         raise ValueError(f"Argument 'rise' must be an int ≥ 1, not {rise!r}")
     favour = frozenset(prefer)
-    mus = [Fraction(0)] + [domination_factor(g, length, eps) for g in range(1, rise + 1)]
+    mus = [Fraction(0)] + [domination_factor(g, length, eps) if factor is None else factor(g) for g in range(1, rise + 1)]
     # best[a] = (factor, -jumps, preferred levels, gaps) of the best chain from level a to rise.
     best: list[tuple[Fraction, int, int, tuple[int, ...]] | None] = [None] * (rise + 1)
     best[rise] = (Fraction(1), 0, 0, ())

@@ -18,10 +18,10 @@ import tempfile
 import time
 
 
-def run(cmd: list[str], cwd: str, ok: tuple[int, ...] = (0,)) -> tuple[float, int]:
+def run(cmd: list[str], cwd: str, ok: tuple[int, ...] = (0,), env: dict | None = None) -> tuple[float, int]:
     """Wall time (s) and peak RSS (KiB) of one run of ``cmd``; exit codes outside ``ok`` abort."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in ok:

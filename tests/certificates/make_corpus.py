@@ -26,8 +26,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from certify.certificates.compact import build_compact_certificate  # noqa: E402
-from certify.certificates.producer import build_certificate, dumps, rank_nine_certificate  # noqa: E402
+from certify.certificates.producer import assemble, build_certificate, dumps, rank_nine_certificate  # noqa: E402
 from certify.certificates.rank_bound import make_plan  # noqa: E402
+from certify.certificates.unique_minimizer import unique_minimizer_certificate  # noqa: E402
 from certify.check import content_hash  # noqa: E402
 from codes import BinaryCode, ConstantWeightCode, hadamard_code, load_code, rank_nine_code  # noqa: E402
 from witnesses import Input, build_family  # noqa: E402
@@ -315,6 +316,11 @@ def hostile() -> None:
     spelled = "".join("\\u003" + ch for ch in first)
     emit("malformed", "escaped_token.json", base.replace(f'"{first}"', f'"{spelled}"', 1), 2, "format",
          "a token spelled with \\u escapes: same parsed value, different bytes")
+    c = small()
+    c["producer"]["note"] = "Paley, «Hadamard», Gödel — naïve café"
+    emit("valid", "non_ascii_note_escaped.json", json.dumps(rehash(c), ensure_ascii=True) + "\n", 0, None,
+         "free text with non-ASCII characters written as \\uXXXX escapes (Python's json.dumps default)")
+    emit("valid", "non_ascii_note_literal.json", rehash(c), 0, None, "the same free text written literally (UTF-8)")
     emit("malformed", "escaped_slash_in_rational.json", base.replace('"error_below": "1/2"', '"error_below": "1\\/2"'),
          2, "format", "a rational spelled 1\\/2: a second spelling of 1/2")
 
@@ -455,6 +461,126 @@ def malformed() -> None:
     path.write_text(dumps(doc) + "\n")
 
 
+# --------------------------------------------------------------------------- unique-minimizer certificates (A.4)
+
+
+def um() -> dict:
+    """The default unique-minimizer certificate: 6 words of length 24 at distance 7, factor 3, r ≥ 4."""
+    return unique_minimizer_certificate()
+
+
+def um_bits(s: str) -> list[int]:
+    return [int(t[::-1], 2) for t in s]
+
+
+def um_retarget(x: dict) -> None:
+    toks = um_bits(x["tokens"])
+    x["target"] = min((toks[x["query"]] & z).bit_count() for z in toks)
+
+
+def unique_minimizer() -> None:
+    """Files for format certify.unique-minimizer-certificate (names start with um_)."""
+    emit("valid", "um_default.json", um(), 0, None,
+         "unique minimizer (A.4): 6 words at distance 7, gap-7 jumps of factor 3, r ≥ 4")
+    emit("valid", "um_hadamard_20.json", unique_minimizer_certificate("hadamard:20:4"), 0, None,
+         "unique minimizer: rows 1–4 of the Paley Hadamard matrix of order 20, gap 5, factor 2, r ≥ 3")
+    c = um()
+    c["claim"]["rank_at_least"] = 3
+    emit("valid", "um_weaker_claim.json", rehash(c), 0, None, "unique minimizer: claims r ≥ 3 where the data prove 4")
+
+    c = um()
+    c["claim"]["rank_at_least"] = 5
+    emit("invalid", "um_claim_raised.json", rehash(c), 1, "claim", "unique minimizer: claim r ≥ 5, the data prove 4")
+
+    c = um()
+    for j in c["jumps"]:
+        j["factor"] = "6"  # μ = d − 1, the three-witness factor, is not what four typed inputs prove
+    for ch in c["chains"]:
+        ch["factor"] = "6"
+    t = c["arithmetic"]["t"]
+    sigma = Fraction(t * (t - 1), 36)
+    ratio = Fraction(t * t) / (t + sigma)
+    c["arithmetic"].update(sum_inverse_squares=str(sigma), frobenius_squared_below=str(t + sigma),
+                           ratio=str(ratio), rank_at_least=ratio.numerator // ratio.denominator + 1)
+    c["claim"]["rank_at_least"] = c["arithmetic"]["rank_at_least"]
+    emit("invalid", "um_weight_domination_factor.json", rehash(c), 1, "jumps",
+         "unique minimizer: every jump claims μ = d − 1 = 6 (the three-witness factor) instead of (d−1)/2 = 3; "
+         "chains, arithmetic and claim made consistent with it")
+
+    c = um()
+    x = c["family"]["inputs"][c["jumps"][0]["witnesses"][0]]
+    x["tokens"][2] = x["tokens"][1]
+    um_retarget(x)
+    emit("invalid", "um_repeated_token.json", rehash(c), 1, "family",
+         "unique minimizer: a witness with a repeated token (target recomputed): not three distinct tokens")
+
+    c = um()
+    j = c["jumps"][0]
+    x = c["family"]["inputs"][j["witnesses"][3]]  # M₁ = (q, k₀(z), k₁(y)): overlaps t + d, t + 1
+    q, k0z, k1y = um_bits(x["tokens"])
+    t = (q & k1y).bit_count() - 1
+    target_overlap = t + 1
+    word = k0z >> 2
+    for k in range(24):  # drop ones of k₀(z) that meet q until it ties with k₁(y)
+        if (q & (word << 2)).bit_count() > target_overlap and (word >> k) & 1 and (q >> (k + 2)) & 1:
+            word &= ~(1 << k)
+    x["tokens"][1] = format(word << 2, "026b")[::-1]
+    um_retarget(x)
+    emit("invalid", "um_tied_minimizer.json", rehash(c), 1, "family",
+         "unique minimizer: a witness edited so that two tokens attain the minimum overlap (distinct tokens, "
+         "target recomputed)")
+
+    c = um()
+    j = c["jumps"][0]
+    x = c["family"]["inputs"][j["witnesses"][2]]  # M₀ = (q, k₀(y), k₁(z)) → (q, k₀(y), k₀(z))
+    x["tokens"][2] = "0" + x["tokens"][2][1:]
+    um_retarget(x)
+    emit("invalid", "um_type_bit_cleared.json", rehash(c), 1, "jumps",
+         "unique minimizer: the type bit of k₁(z) cleared in witness M₀ (still distinct, unique minimizer, same "
+         "target): the witness no longer matches its jump")
+
+    c = um()
+    w = c["jumps"][0]["witnesses"]
+    w[2], w[3] = w[3], w[2]
+    emit("invalid", "um_witnesses_swapped.json", rehash(c), 1, "jumps", "unique minimizer: witnesses M₀ and M₁ swapped")
+
+    from codes import code_from_spec
+    from witnesses import unique_minimizer_family
+
+    fam = unique_minimizer_family(code_from_spec("greedy:8:2:4"), "direct")
+    c = assemble(um()["format"], 1, um()["claim"] | {"m": 10}, fam, [Fraction(1)] * len(fam.jumps))
+    emit("invalid", "um_gap_two_jumps.json", c, 1, "jumps",
+         "unique minimizer: gap-2 jumps (their four inputs exist and have unique minimizers) claimed at factor 1; "
+         "(d−1)/2 = 1/2 proves nothing")
+
+    c = um()
+    c["chains"][3]["factor"] = "9"
+    emit("invalid", "um_chain_factor.json", rehash(c), 1, "chains", "unique minimizer: a one-jump chain claims factor 9")
+
+    c = um()
+    c["arithmetic"]["sum_inverse_squares"] = "3"
+    emit("invalid", "um_sum_changed.json", rehash(c), 1, "arithmetic", "unique minimizer: Σ F⁻² understated")
+
+    def edit(name: str, attack: str, f) -> None:
+        c = um()
+        f(c)
+        emit("malformed", name, rehash(c), 2, "format", "unique minimizer: " + attack)
+
+    edit("um_three_witnesses.json", "a jump with three witnesses", lambda c: c["jumps"][0]["witnesses"].pop())
+    edit("um_error_quarter.json", "claim about error < 1/4 (the weights of K are those of 1/2)",
+         lambda c: c["claim"].update(error_below="1/4"))
+    edit("um_length_four.json", "claim about exact length 4", lambda c: c["claim"].update(length=4))
+    edit("um_code_length_is_m.json", "code.length = claim.m (the type bits forgotten)",
+         lambda c: c["code"].update(length=26))
+    edit("um_inputs_claim_changed.json", "claim.inputs names another input class",
+         lambda c: c["claim"].update(inputs="all-inputs"))
+    edit("um_version_two.json", "version 2", lambda c: c.update(version=2))
+    c = small()
+    c["format"] = um()["format"]
+    emit("malformed", "um_rank_certificate_relabelled.json", rehash(c), 2, "format",
+         "a rank certificate relabelled as a unique-minimizer certificate (no claim.inputs, three witnesses)")
+
+
 def main() -> None:
     for folder in ("valid", "invalid", "malformed"):
         d = HERE / folder
@@ -466,6 +592,7 @@ def main() -> None:
     malformed()
     hostile()
     compact_files()
+    unique_minimizer()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {len(MANIFEST)} files under {os.path.relpath(HERE)}")
 

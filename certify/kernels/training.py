@@ -1,0 +1,363 @@
+"""Train one-head positive-feature models on a witness family and check each table exactly (§6.1).
+
+The §6.1 experiment of the paper, made repeatable: for each feature rank ``r`` and seed,
+train the model class of §6.1 on the family's inputs with their Min-IP targets, export
+the trained head as a kernel table (docs/kernel-table-format.md), and give it to the
+same exact check as ``certify check-kernel`` (:func:`certify.kernels.audit.check_kernel`):
+exact predictions and maximum error, jump inequalities, exact kernel rank, and — when
+the trained readout fails — whether *any* readout would make this kernel solve the family
+(exact LP). The float training loss is reported next to the exact verdict.
+
+The model (docs/math.md §2, §10), one parameter row per token of the family:
+
+* ``φ_Q(x) = softplus(θ_Q[x])``, ``φ_K(z) = softplus(θ_K[z])`` — positive query/key
+  tables of width ``r``, so ``α(x, z) = ⟨φ_Q(x), φ_K(z)⟩ > 0``;
+* one-hot tokenwise values and a query-dependent affine readout, i.e. an arbitrary
+  table ``g_x(z) = β[x] + w[x, z]`` (``beta``: ``N``, ``w``: ``N × N``);
+* prediction ``t̂ = Σ_j α(x, x_j) g_x(x_j) / Σ_j α(x, x_j)`` at the queried position.
+
+Training: full batch, mean squared error, Adam (learning rate 0.05), ``θ ~ N(0, 1)``,
+``β = w = 0`` at the start, float64 throughout. Determinism: Python ``random``, numpy and
+torch are seeded with the run's seed, ``torch.use_deterministic_algorithms(True)`` and one
+torch thread, so a seed gives byte-identical arrays.
+
+PyTorch is an optional extra (``pip install 'certify[train]'``); it is imported only
+inside the functions that train, never by the rest of ``certify``:
+
+>>> import certify.kernels.training as T
+>>> T.parse_ranks("4,8,9"), T.parse_seeds("0-2,7")
+((4, 8, 9), (0, 1, 2, 7))
+>>> T.parse_ranks("0")
+Traceback (most recent call last):
+...
+ValueError: --ranks: each rank must be an integer from 1 to 1024, not '0'
+"""
+from __future__ import annotations
+
+import os
+import platform
+import random
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from ..check import format_rational
+from .audit import FamilySpec, KernelReport, check_kernel
+from .table import load_table
+
+__all__ = [
+    "TORCH_HINT",
+    "TrainingUnavailable",
+    "TrainingInputError",
+    "TrainConfig",
+    "RunResult",
+    "parse_ranks",
+    "parse_seeds",
+    "family_arrays",
+    "train_head",
+    "export_table",
+    "construction_report",
+    "run_experiment",
+    "summarize",
+]
+
+TORCH_HINT = "certify train needs PyTorch: pip install 'certify[train]' (or any torch >= 2.0)"
+MAX_RANK = 1024
+MAX_STEPS = 1_000_000
+#: The one-hot readout has N² parameters (with Adam's state, 32 bytes each): at most
+#: 5,000 distinct tokens keeps one run under 1 GiB.
+MAX_TOKENS = 5000
+#: Largest |float prediction − exact prediction| the float64 model may show on a table it
+#: exported (docs/experiments.md): three-term normalized sums lose far less than this.
+FLOAT_AGREEMENT = 1e-9
+
+
+class TrainingUnavailable(RuntimeError):
+    """PyTorch is not installed (``certify train`` exits 2 with :data:`TORCH_HINT`)."""
+
+
+class TrainingInputError(ValueError):
+    """The family cannot be trained on (too many tokens); exit 2."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What to train: ranks, seeds, steps and the optimizer's learning rate (§6.1 defaults)."""
+
+    ranks: tuple[int, ...] = (4, 8, 9, 12, 15, 32)
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    steps: int = 2000
+    lr: str = "0.05"  # a decimal string: a training setting, never part of a check
+
+    def describe(self) -> str:
+        return (f"{self.steps:,} full-batch steps, Adam (lr {self.lr}), mean squared error, "
+                "φ = softplus(θ), θ ~ N(0, 1), β = w = 0 at start, float64, 1 torch thread")
+
+
+@dataclass
+class RunResult:
+    """One trained head: its float training figures and the exact verdict on its exported table."""
+
+    rank: int
+    seed: int
+    table: str
+    loss: float
+    float_max_error: float
+    seconds: float
+    report: KernelReport
+    float_predictions: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def solves(self) -> bool:
+        return bool(self.report.solves)
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.report
+        return {
+            "rank": self.rank, "seed": self.seed, "table": self.table, "train_seconds": round(self.seconds, 3),
+            "loss": self.loss, "float_max_error": self.float_max_error,
+            "solves": r.solves, "max_error": {"exact": format_rational(r.max_error), "decimal": f"{float(r.max_error):.6g}"},
+            "failing_inputs": len(r.failing_inputs), "jump_violations": len(r.jump_violations),
+            "kernel_rank": r.kernel_rank, "certificate_matrix_rank": r.certificate_matrix_rank,
+            "readout_exists": r.readout_exists,
+        }
+
+
+# --------------------------------------------------------------------------- options
+
+
+def _int_list(text: str, name: str, lo: int, hi: int, what: str) -> tuple[int, ...]:
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        bounds = part.split("-") if name == "--seeds" else [part]
+        try:
+            if len(bounds) == 1:
+                vals = [int(bounds[0])]
+            elif len(bounds) == 2:
+                a, b = int(bounds[0]), int(bounds[1])
+                if b < a or b - a > 1000:
+                    raise ValueError
+                vals = list(range(a, b + 1))
+            else:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"{name}: each {what} must be an integer from {lo} to {hi}, not {part!r}") from None
+        for v in vals:
+            if not lo <= v <= hi:
+                raise ValueError(f"{name}: each {what} must be an integer from {lo} to {hi}, not {part!r}")
+            if v not in out:
+                out.append(v)
+    if not out or len(out) > 64:
+        raise ValueError(f"{name}: give between 1 and 64 values, not {len(out)}")
+    return tuple(out)
+
+
+def parse_ranks(text: str) -> tuple[int, ...]:
+    """``"4,8,9"`` → ``(4, 8, 9)``; each rank in ``1 … 1024`` (``ValueError`` otherwise)."""
+    return _int_list(text, "--ranks", 1, MAX_RANK, "rank")
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``"0-4"`` or ``"0,3,7"`` → a tuple of seeds in ``0 … 2³² − 1``."""
+    return _int_list(text, "--seeds", 0, 2**32 - 1, "seed")
+
+
+# --------------------------------------------------------------------------- data
+
+
+def family_arrays(family: FamilySpec) -> dict[str, Any]:
+    """The family as index arrays: table tokens (first-appearance order), token indices, queries, targets, mask.
+
+    :class:`TrainingInputError` if the family has more than :data:`MAX_TOKENS` distinct tokens.
+    """
+    import numpy as np
+
+    tokens: list[int] = []
+    pos: dict[int, int] = {}
+    for X in family.inputs:
+        for z in X.tokens:
+            if z not in pos:
+                pos[z] = len(tokens)
+                tokens.append(z)
+    if len(tokens) > MAX_TOKENS:
+        raise TrainingInputError(f"the family has {len(tokens):,} distinct tokens; training supports at most {MAX_TOKENS:,} "
+                         "(the one-hot readout has N² parameters)")
+    L = max(len(X.tokens) for X in family.inputs)
+    idx = np.zeros((len(family.inputs), L), dtype=np.int64)
+    mask = np.zeros((len(family.inputs), L), dtype=np.float64)
+    for i, X in enumerate(family.inputs):
+        idx[i, : len(X.tokens)] = [pos[z] for z in X.tokens]
+        mask[i, : len(X.tokens)] = 1.0
+    query = np.array([pos[X.tokens[X.query]] for X in family.inputs], dtype=np.int64)
+    target = np.array([X.target for X in family.inputs], dtype=np.float64)
+    return {"tokens": tokens, "idx": idx, "mask": mask, "query": query, "target": target}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise TrainingUnavailable(TORCH_HINT) from None
+    return torch
+
+
+# --------------------------------------------------------------------------- training
+
+
+def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str = "0.05") -> dict[str, Any]:
+    """Train one head (the module docstring's model and optimizer); return its float64 arrays and figures.
+
+    Returns ``phi_q``, ``phi_k`` (``N × r``, after softplus), ``beta`` (``N``), ``w`` (``N × N``)
+    as numpy float64 arrays, the final ``loss`` and ``float_max_error`` and the float
+    ``predictions`` of the trained model on every input.
+    """
+    import numpy as np
+
+    torch = _torch()
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # summation order, hence every bit, is fixed by one thread
+    try:
+        f64 = torch.float64
+        N = len(arrays["tokens"])
+        idx = torch.from_numpy(arrays["idx"])
+        mask = torch.from_numpy(arrays["mask"])
+        query = torch.from_numpy(arrays["query"])
+        target = torch.from_numpy(arrays["target"])
+        gen = torch.Generator().manual_seed(seed)
+        theta_q = torch.randn(N, rank, generator=gen, dtype=f64).requires_grad_()
+        theta_k = torch.randn(N, rank, generator=gen, dtype=f64).requires_grad_()
+        beta = torch.zeros(N, dtype=f64, requires_grad=True)
+        w = torch.zeros(N, N, dtype=f64, requires_grad=True)
+        opt = torch.optim.Adam([theta_q, theta_k, beta, w], lr=float(lr))
+        softplus = torch.nn.functional.softplus
+
+        def predict():
+            alpha = torch.einsum("br,blr->bl", softplus(theta_q)[query], softplus(theta_k)[idx]) * mask
+            g = beta[query][:, None] + w[query[:, None], idx]
+            return (alpha * g).sum(1) / alpha.sum(1)
+
+        for _ in range(steps):
+            loss = ((predict() - target) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            pred = predict()
+            err = (pred - target).abs()
+            return {
+                "phi_q": softplus(theta_q).numpy().copy(), "phi_k": softplus(theta_k).numpy().copy(),
+                "beta": beta.detach().numpy().copy(), "w": w.detach().numpy().copy(),
+                "loss": float(((pred - target) ** 2).mean()), "float_max_error": float(err.max()),
+                "predictions": pred.numpy().tolist(),
+            }
+    finally:
+        torch.set_num_threads(threads)
+
+
+def export_table(path: str, tokens: list[int], m: int, head: dict[str, Any], note: str = "") -> None:
+    """Write a trained head as a kernel table (``.npz``, docs/kernel-table-format.md); floats are kept as they are."""
+    import numpy as np
+
+    np.savez(path, tokens=np.array([format(z, f"0{m}b")[::-1] for z in tokens]),
+             phi_q=head["phi_q"], phi_k=head["phi_k"], beta=head["beta"], w=head["w"])
+
+
+def construction_report(family: FamilySpec) -> KernelReport:
+    """The exact check of the dense-softmax construction (A.1; docs/math.md §8) on this family.
+
+    ``φ_Q(x_i) = e_i`` over the family's ``t`` query tokens, ``φ_K(z)_i = b^{−⟨x_i, z⟩}`` with
+    ``b = ⌈n/ε⌉`` (``n`` the longest input), and ``g_x(z) = ⟨x, z⟩``: a solution of rank
+    ``t`` (15 on the rank-nine family), built with exact rationals and checked like any table.
+    """
+    import json
+    import math
+
+    from .table import loads_json
+
+    m, eps = family.m, family.error
+    n = max(len(X.tokens) for X in family.inputs)
+    b = math.ceil(Fraction(n) / eps)
+    queries: list[int] = []
+    tokens: list[int] = []
+    for X in family.inputs:
+        if X.tokens[X.query] not in queries:
+            queries.append(X.tokens[X.query])
+        for z in X.tokens:
+            if z not in tokens:
+                tokens.append(z)
+    bits = lambda z: format(z, f"0{m}b")[::-1]  # noqa: E731
+    doc = {
+        "tokens": [bits(z) for z in tokens],
+        "phi_q": [[int(z == x) for x in queries] for z in tokens],
+        "phi_k": [[f"1/{b ** (x & z).bit_count()}" for x in queries] for z in tokens],
+        "beta": [0] * len(tokens),
+        "w": [[(x & z).bit_count() for z in tokens] for x in tokens],
+    }
+    return check_kernel(loads_json(json.dumps(doc)), family)
+
+
+def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
+                   on_run: Callable[[RunResult, int, int], None] | None = None) -> list[RunResult]:
+    """Train every (rank, seed) of ``config``, export each table into ``out_dir`` and check it exactly.
+
+    The exact check is :func:`certify.kernels.audit.check_kernel` on the table as read
+    back from disk (``load_table``); when the trained readout does not solve the family
+    the readout LP also runs (does *some* readout make this kernel solve it?).
+    ``on_run(result, done, total)`` is called after each run (progress).
+
+    Raises
+    ------
+    TrainingUnavailable
+        PyTorch is not installed.
+    KernelContradiction
+        A table solves the family below the certified bound (a bug; exit 3).
+    """
+    _torch()
+    arrays = family_arrays(family)
+    os.makedirs(out_dir, exist_ok=True)
+    results: list[RunResult] = []
+    total = len(config.ranks) * len(config.seeds)
+    for rank in config.ranks:
+        for seed in config.seeds:
+            t0 = time.perf_counter()
+            head = train_head(arrays, rank, seed, config.steps, config.lr)
+            seconds = time.perf_counter() - t0
+            path = os.path.join(out_dir, f"rank{rank}_seed{seed}.npz")
+            export_table(path, arrays["tokens"], family.m, head)
+            table = load_table(path)
+            report = check_kernel(table, family)
+            if not report.solves:
+                report = check_kernel(table, family, search_readout=True)
+            res = RunResult(rank, seed, path, head["loss"], head["float_max_error"], seconds, report,
+                            head["predictions"])
+            results.append(res)
+            if on_run is not None:
+                on_run(res, len(results), total)
+    return results
+
+
+def summarize(results: list[RunResult]) -> list[dict[str, Any]]:
+    """Per rank: seeds, mean of the exact maximum errors (exact and decimal), runs that solve."""
+    rows = []
+    for rank in dict.fromkeys(r.rank for r in results):
+        runs = [r for r in results if r.rank == rank]
+        mean = sum((r.report.max_error for r in runs), Fraction(0)) / len(runs)
+        rows.append({"rank": rank, "seeds": [r.seed for r in runs], "mean_max_error": format_rational(mean),
+                     "mean_max_error_decimal": f"{float(mean):.4f}", "solving": sum(r.solves for r in runs),
+                     "runs": len(runs), "readout_exists": sum(bool(r.solves or r.report.readout_exists) for r in runs)})
+    return rows
+
+
+def environment() -> dict[str, Any]:
+    """Versions that determine the trained bits: Python, numpy, torch, platform."""
+    import numpy as np
+
+    torch = _torch()
+    return {"python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
+            "machine": platform.machine(), "torch_threads": 1}

@@ -1,0 +1,115 @@
+"""Worst cases of hostile input: time and peak memory of the checker and of check-kernel (issue 7).
+
+Run after ``pip install .`` from the repository root::
+
+    python tests/benchmarks/bench_hostile.py
+
+Each case is a file made to cost as much as the limits allow (docs/certificate-format.md
+and docs/kernel-table-format.md, "Limits"); each runs in a fresh process, and the peak
+memory is that process's own high-water mark (``VmHWM``, Linux). Prints one row per case
+as a Markdown table for docs/performance.md.
+"""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fuzzing import npy_header, zip_members  # noqa: E402
+
+WRAP = ("import runpy, sys\nsys.argv = sys.argv[1:]\ncode = 0\n"
+        "try:\n    runpy.run_path(sys.argv[0], run_name='__main__') if sys.argv[0].endswith('.py') else "
+        "runpy.run_module(sys.argv[0], run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+        "hwm = [ln for ln in open('/proc/self/status') if ln.startswith('VmHWM')][0].split()[1]\n"
+        "print('@@', hwm, code, file=sys.stderr)\n")
+
+
+def measure(args: list[str], env: dict | None = None, cwd: str | None = None) -> tuple[float, float, int, str]:
+    """(seconds, peak MiB, exit code, the verdict line of stderr) of one fresh run of a script or module.
+
+    The peak is the process's own high-water mark (``VmHWM``), which starts afresh at
+    ``exec``: ``wait4``'s ``ru_maxrss`` would also count the benchmark's own memory.
+    ``cwd`` matters for which code runs: ``python -c`` puts the working directory first
+    on ``sys.path``.
+    """
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", WRAP, *args], capture_output=True, text=True, env=env, cwd=cwd)
+    elapsed = time.monotonic() - start
+    lines = proc.stderr.strip().splitlines()
+    hwm, code = next(ln for ln in reversed(lines) if ln.startswith("@@")).split()[1:]
+    said = [ln for ln in lines if not ln.startswith("@@") and ": " in ln and "%)" not in ln]  # not progress lines
+    return elapsed, int(hwm) / 1024, int(code), said[-1] if said else ""
+
+
+def certificate_cases(d: Path) -> dict[str, Path]:
+    cases = {}
+    cases["29 MiB of empty arrays"] = d / "empty_arrays.json"
+    cases["29 MiB of empty arrays"].write_bytes(b'{"x": [' + b",".join([b"[]"] * 10_000_000) + b"]}")
+    ent = b'{"tokens":["0","0","0"],"query":0,"target":0}'
+    k = int(512 * 2**20 / (200 + 100 + 64 * 6 + 2 * len(ent) + 2) * 0.95)
+    cases["inputs just under the parse limit"] = d / "inputs.json"
+    cases["inputs just under the parse limit"].write_bytes(
+        b'{"format":"certify.rank-certificate","version":1,"family":{"inputs":[' + b",".join([ent] * k) + b"]}}")
+    k = int(512 * 2**20 / (64 + 2 * 4) * 0.95)
+    cases["small integers just under the parse limit"] = d / "ints.json"
+    cases["small integers just under the parse limit"].write_bytes(b'{"x":[' + b",".join([b"999"] * k) + b"]}")
+    for rel in ("invalid/many_codewords_few_chains.json", "invalid/huge_chain_product_in_message.json",
+                "malformed/chain_product_over_limit.json", "valid/rank_nine_paper.json"):
+        cases[rel] = ROOT / "tests" / "certificates" / rel
+    return cases
+
+
+def table_cases(d: Path) -> dict[str, Path]:
+    cases = {}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, tokens=np.array(["11", "00", "10"]), kernel=np.zeros((2236, 2236)))
+    cases["5 M zeros, shape refused from the header"] = d / "bomb5m.npz"
+    cases["5 M zeros, shape refused from the header"].write_bytes(buf.getvalue())
+    n = 11_000  # a consistent 11,000-token kernel: 968 MB of zeros, ≈ 1 MB compressed
+    toks = np.array([format(i, "014b") for i in range(1, n - 1)] + ["1" * 14, "0" * 14])  # family tokens last
+    kernel = npy_header((n, n)) + b"\0" * (8 * n * n)
+    buf = io.BytesIO()
+    np.save(buf, toks)
+    archive = zip_members({"tokens.npy": buf.getvalue(), "kernel.npy": kernel})
+    name = "a consistent 968 MB kernel of zeros (≈ 1 MB file), family rows last"
+    cases[name] = (d / "bomb_consistent.npz", d / "family14.json")
+    cases[name][0].write_bytes(archive)
+    x, y = "1" * 14, "0" * 14
+    cases[name][1].write_text(json.dumps({"family": {"inputs": [
+        {"tokens": t, "query": 0} for t in ([x, y, y], [x, x, x], [x, y, x])]}}))
+    cases["forged header (10⁹ × 10⁹)"] = ROOT / "tests" / "tables" / "malformed" / "forged_header_huge_shape.npz"
+    cases["1e999999999 in JSON"] = ROOT / "tests" / "tables" / "malformed" / "exponent_999999999.json"
+    return cases
+
+
+def main() -> None:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        for name, path in certificate_cases(d).items():
+            size = path.stat().st_size / 2**20
+            t, mib, code, msg = measure([str(ROOT / "certify" / "check.py"), str(path)])
+            rows.append(("checker", name, size, t, mib, code, msg))
+        fam = ROOT / "tests" / "tables" / "families" / "gap_one.json"
+        for name, path in table_cases(d).items():
+            path, family = path if isinstance(path, tuple) else (path, fam)
+            size = path.stat().st_size / 2**20
+            t, mib, code, msg = measure(["certify.cli", "check-kernel", str(path), "--family", str(family)])
+            rows.append(("check-kernel", name, size, t, mib, code, msg))
+    print("| command | input | file | time | peak memory | exit | message |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for cmd, name, size, t, mib, code, msg in rows:
+        print(f"| {cmd} | {name} | {size:.1f} MiB | {t:.2f} s | {mib:.0f} MiB | {code} | {msg[:90]} |")
+
+
+if __name__ == "__main__":
+    main()

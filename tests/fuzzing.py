@@ -1,0 +1,297 @@
+"""Seeded fuzzers for the checker and ``check-kernel`` (issue 7), and independent re-derivations.
+
+The mutators take a ``random.Random`` and never read the global RNG, so a run is fixed by
+its seed (``CERTIFY_FUZZ_SEED``, default below) and its size (``CERTIFY_FUZZ_N``). The
+re-derivations recompute what an accepted input claims with code that shares nothing
+with the code under test: the producer-side lemmas (``codes``, ``witnesses``,
+``certify.lemmas``) for certificates, numpy's own loader and plain ``Fraction`` loops for
+kernel tables.
+"""
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import re
+import struct
+import zipfile
+from decimal import Decimal
+from fractions import Fraction
+from random import Random
+from typing import Any
+
+SEED = int(os.environ.get("CERTIFY_FUZZ_SEED", "20261130"))
+COUNT = int(os.environ.get("CERTIFY_FUZZ_N", "10000"))
+SLOW = 1.0  # seconds: no single input may take longer (issue 7)
+
+# Spellings and fragments an attacker tries: huge, non-canonical, expanding, escaping, nesting.
+NASTY_NUMBERS = [b"-0", b"0.0", b"1e999999999", b"1e-999999999", b"1E2", b"00", b"-1", b"1.5", b"NaN", b"Infinity",
+                 b"-Infinity", b"9007199254740992", b"99999999999999999999999999", b"9" * 5000, b"0x10", b"+1",
+                 b"1e10000000", b'"0e999999999"', b'"1/0"', b'"-0"', b'"4/2"', b'"1' + b"0" * 300 + b'"', b"true", b"null"]
+NASTY_FRAGMENTS = [b"[", b"]", b"{", b"}", b",", b":", b'"', b"\\", b"\\u0031", b"\\/", b"\xff", b"\x00", b"\xc3\xa9",
+                   b"\xf0\x9f\x98\x80", b"[" * 3000 + b"]" * 3000, b"{\"a\":" * 500 + b"1" + b"}" * 500, b"//", b"\n"]
+NASTY_VALUES: list[Any] = [None, True, False, 0, -1, 2**53, 2**53 - 1, 2**64, 10**30, "", "x", "1/0", "-0", "0/1", "4/2",
+                           "1" * 199 + "/7", "1" * 201, [], {}, [[]], {"a": 1}, 0.5, "0" * 4097, "01" * 6, "é"]
+
+
+def rng_for(test: str, seed: int = SEED) -> Random:
+    """One RNG per test, fixed by the global seed and the test's name (runs are reproducible)."""
+    return Random(f"{seed}:{test}")
+
+
+# --------------------------------------------------------------------------- byte-level mutations
+
+
+def mutate_bytes(data: bytes, rng: Random) -> tuple[bytes, str]:
+    """One random byte-level edit: flips, insertions, deletions, truncation, numbers respelled, nesting."""
+    kind = rng.choice(["flip", "byte", "insert", "delete", "truncate", "duplicate", "number", "nest", "escape"])
+    n = len(data)
+    i = rng.randrange(n + 1) if n else 0
+    if kind == "flip" and n:
+        j = rng.randrange(n)
+        return data[:j] + bytes([data[j] ^ (1 << rng.randrange(8))]) + data[j + 1:], kind
+    if kind == "byte" and n:
+        j = rng.randrange(n)
+        return data[:j] + bytes([rng.randrange(256)]) + data[j + 1:], kind
+    if kind == "insert":
+        return data[:i] + rng.choice(NASTY_FRAGMENTS + NASTY_NUMBERS) + data[i:], kind
+    if kind == "delete" and n:
+        j = min(n, i + rng.randrange(1, 64))
+        return data[:i] + data[j:], kind
+    if kind == "truncate":
+        return data[:i], kind
+    if kind == "duplicate" and n:
+        j = min(n, i + rng.randrange(1, 256))
+        return data[:j] + data[i:j] + data[j:], kind
+    if kind == "number":
+        spots = [m.span() for m in re.finditer(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?", data)]
+        if spots:
+            a, b = rng.choice(spots)
+            return data[:a] + rng.choice(NASTY_NUMBERS) + data[b:], kind
+    if kind == "nest":
+        depth = rng.choice([10, 1000, 100000])
+        return data[:i] + b"[" * depth + b"1" + b"]" * depth + data[i:], kind
+    if kind == "escape":
+        spots = [m.start() for m in re.finditer(rb'"[01]', data)]
+        if spots:
+            a = rng.choice(spots) + 1
+            return data[:a] + b"\\u003" + data[a:a + 1] + data[a + 1:], kind
+    return data[: max(0, n - 1)], "truncate"
+
+
+# --------------------------------------------------------------------------- structural mutations
+
+
+def _paths(node, path=()):
+    yield path, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, path + (k,))
+    elif isinstance(node, list):
+        for k, v in enumerate(node):
+            yield from _paths(v, path + (k,))
+
+
+def _get(doc, path):
+    for k in path:
+        doc = doc[k]
+    return doc
+
+
+def mutate_structure(doc: Any, rng: Random, semantic: bool = False) -> str:
+    """One random edit of a parsed JSON document, in place: values, types, keys, list items.
+
+    ``semantic`` keeps every type and key (numbers nudged, token bits flipped, list items
+    swapped, repeated or dropped): the file stays well formed, so only the mathematics can
+    tell whether it still proves its claim.
+    """
+    paths = [p for p, _ in _paths(doc) if p and p != ("sha256",)]
+    if not paths:
+        return "none"
+    path = rng.choice(paths)
+    parent, key, value = _get(doc, path[:-1]), path[-1], _get(doc, path)
+    kinds = ["tweak"] * 4 + ["swap", "swap", "dup", "shuffle"]
+    kind = rng.choice(kinds if semantic else kinds + ["value", "value", "drop", "add"])
+    if kind == "tweak":
+        if isinstance(value, bool) or value is None:
+            parent[key] = not value
+        elif isinstance(value, int):
+            parent[key] = value + rng.choice([-3, -1, 1, 2, 5, 2**20])
+        elif isinstance(value, float):
+            parent[key] = value * rng.choice([-1, 0.5, 2, 1e300])
+        elif isinstance(value, str) and value and set(value) <= set("01"):
+            k = rng.randrange(len(value))
+            parent[key] = value[:k] + ("1" if value[k] == "0" else "0") + value[k + 1:]
+        elif isinstance(value, str) and re.fullmatch(r"-?[0-9]+(/[0-9]+)?", value):
+            num, _, den = value.partition("/")
+            parent[key] = f"{int(num) + rng.choice([-1, 1, 7])}" + (f"/{den}" if den else "")
+        elif isinstance(value, list) and value:
+            del value[rng.randrange(len(value))]
+        elif not semantic:
+            parent[key] = rng.choice(NASTY_VALUES)
+        return f"tweak {path[-2:]}"
+    if kind == "drop" and isinstance(parent, dict):
+        del parent[key]
+        return f"drop {key}"
+    if kind == "add":
+        target = value if isinstance(value, (dict, list)) else parent
+        if isinstance(target, dict):
+            target[rng.choice(["extra", "x", "note", "tokens", "kernel", "version"])] = copy.deepcopy(rng.choice(NASTY_VALUES))
+        else:
+            target.insert(rng.randrange(len(target) + 1), copy.deepcopy(rng.choice(NASTY_VALUES)))
+        return "add"
+    if kind == "dup" and isinstance(parent, list):
+        parent.insert(rng.randrange(len(parent) + 1), copy.deepcopy(value))
+        return "dup"
+    if kind == "swap" and isinstance(parent, list) and len(parent) > 1:
+        j = rng.randrange(len(parent))
+        parent[key], parent[j] = parent[j], parent[key]
+        return "swap"
+    if kind == "shuffle" and isinstance(value, list):
+        rng.shuffle(value)
+        return "shuffle"
+    if semantic:
+        return "none"
+    parent[key] = copy.deepcopy(rng.choice(NASTY_VALUES))
+    return f"value {path[-2:]}"
+
+
+# --------------------------------------------------------------------------- certificates: independent bound
+
+
+def rederive_certificate_bound(doc: dict) -> int:
+    """What the data of an accepted certificate prove, recomputed with the producer-side lemmas.
+
+    Raises AssertionError if the data do not form a valid argument (docs/math.md §3–§5).
+    """
+    from codes import complement, from_bits
+    from certify.lemmas.amplification import chain_factor
+    from certify.lemmas.domination import domination_factor
+    from certify.lemmas.frobenius import certified_rank
+    from witnesses import Input, Jump
+
+    claim = doc["claim"]
+    m, n, eps = claim["m"], claim["length"], Fraction(claim["error_below"])
+    words = [from_bits(w, m) for w in doc["code"]["words"]]
+    assert len(set(words)) == len(words) >= 2
+    family = set()
+    for x in doc["family"]["inputs"]:
+        X = Input(tuple(from_bits(s, m) for s in x["tokens"]), x["query"], m)
+        assert X.target == x["target"] and X.length == n
+        family.add(X)
+    factors = []
+    for j in doc["jumps"]:
+        J = Jump(from_bits(j["x"], m), from_bits(j["y"], m), from_bits(j["z"], m), m)
+        assert all(w in family for w in J.witnesses(n))
+        f = domination_factor(J.gap, n, eps)
+        assert f >= 1
+        factors.append((J, f))
+    chain_factors = {}
+    for ch in doc["chains"]:
+        s, u = ch["pair"]
+        key, fs = complement(words[s], m), []
+        for j in ch["jumps"]:
+            J, f = factors[j]
+            assert J.x == words[s] and J.y == key
+            key = J.z
+            fs.append(f)
+        assert key == complement(words[u], m) and s != u
+        chain_factors[(s, u)] = chain_factor(fs)
+    t = len(words)
+    assert set(chain_factors) == {(s, u) for s in range(t) for u in range(t) if s != u}
+    return certified_rank(t, list(chain_factors.values()))
+
+
+# --------------------------------------------------------------------------- kernel tables
+
+
+def npy_header(shape, descr: str = "<f8", fortran: bool = False, version: tuple[int, int] = (1, 0)) -> bytes:
+    """A ``.npy`` header as numpy writes it (magic, length, dict padded to a multiple of 64 bytes)."""
+    text = repr({"descr": descr, "fortran_order": fortran, "shape": tuple(shape)}).encode("latin1")
+    size_fmt, prefix = ("<H", 10) if version == (1, 0) else ("<I", 12)
+    pad = 64 - (prefix + len(text) + 1) % 64
+    text += b" " * pad + b"\n"
+    return b"\x93NUMPY" + bytes(version) + struct.pack(size_fmt, len(text)) + text
+
+
+def zip_members(members: dict[str, bytes], file_sizes: dict[str, int] | None = None,
+                method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip archive of raw members; ``file_sizes`` forges the declared uncompressed sizes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    data = bytearray(buf.getvalue())
+    for name, size in (file_sizes or {}).items():
+        for sig, name_len_at, name_at, size_at in ((b"PK\x03\x04", 26, 30, 22), (b"PK\x01\x02", 28, 46, 24)):
+            start = 0
+            while (i := data.find(sig, start)) >= 0:
+                name_len = struct.unpack_from("<H", data, i + name_len_at)[0]
+                if data[i + name_at:i + name_at + name_len] == name.encode():
+                    struct.pack_into("<I", data, i + size_at, size)
+                start = i + 4
+    return bytes(data)
+
+
+def npy_bytes(arr) -> bytes:
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def reference_table(path: str) -> dict[str, Any] | None:
+    """An independent reading of a table file: numpy's loader or ``json`` + ``Decimal``; exact values.
+
+    Returns ``None`` if the independent reader cannot read it at all.
+    """
+    import numpy as np
+
+    data = open(path, "rb").read()
+    if data[:2] == b"PK":
+        with np.load(path, allow_pickle=False) as z:
+            raw = {k: z[k] for k in z.files}
+        out = {}
+        for k, a in raw.items():
+            if k == "tokens":
+                out[k] = [("".join(str(int(b)) for b in row) if a.ndim == 2 else str(row)) for row in a.tolist()] \
+                    if a.dtype.kind != "S" else [t.decode() for t in a.tolist()]
+            elif k != "note":
+                # floats of every width, ints, bools; None for NaN/inf (the checks must never use such an entry)
+                exact = lambda x: Fraction(*x.as_integer_ratio()) if x == x and abs(x) != float("inf") else None  # noqa: E731
+                out[k] = [[exact(x) for x in row] for row in a.tolist()] if a.ndim == 2 else [exact(x) for x in a.tolist()]
+        return out
+    raw = json.loads(data.decode("utf-8-sig"), parse_float=Decimal)
+    exact = lambda v: Fraction(v) if not isinstance(v, str) else Fraction(v.strip())  # noqa: E731
+    out = {}
+    for k, v in raw.items():
+        if k == "tokens":
+            out[k] = [t if isinstance(t, str) else "".join(map(str, t)) for t in v]
+        elif k != "note":
+            out[k] = [[exact(x) for x in row] for row in v] if v and isinstance(v[0], list) else [exact(x) for x in v]
+    return out
+
+
+def reference_predictions(tab: dict[str, Any], inputs, m: int) -> list[Fraction]:
+    """Predictions ``Σ_j α g / Σ_j α`` of a table with a readout, by plain loops (docs/math.md §2)."""
+    idx = {int(s[::-1], 2): i for i, s in enumerate(tab["tokens"])}
+
+    def alpha(a, b):
+        if "kernel" in tab:
+            return tab["kernel"][a][b]
+        return sum(p * q for p, q in zip(tab["phi_q"][a], tab["phi_k"][b]))
+
+    def g(a, b):
+        if "values" in tab:
+            return tab["beta"][a] + sum(w * v for w, v in zip(tab["w"][a], tab["values"][b]))
+        return tab["beta"][a] + tab["w"][a][b]
+
+    out = []
+    for X in inputs:
+        q = idx[X.tokens[X.query]]
+        ks = [idx[z] for z in X.tokens]
+        den = sum(alpha(q, k) for k in ks)
+        out.append(sum(alpha(q, k) * g(q, k) for k in ks) / den)
+    return out

@@ -1,0 +1,180 @@
+"""Regenerate the kernel-table corpus: ``python tests/tables/make_tables.py``.
+
+Every file here once broke ``certify check-kernel`` or is the smallest file showing an
+attack on it (issue 7): a wrong verdict, number spellings that expand, decompression
+bombs, forged or corrupt archives, files that are not tables at all. ``MANIFEST.json``
+records for each table the family it is checked against, the expected exit code and the
+attack; ``tests/test_tables_corpus.py`` runs every entry through the CLI.
+
+* ``valid/`` — tables that must get a verdict (exit 0 solves, exit 1 does not);
+* ``malformed/`` — files that must be refused with exit 2 and a one-line reason.
+"""
+from __future__ import annotations
+
+import io
+import json
+import struct
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+MANIFEST: dict[str, dict] = {}
+
+# A gap-1 jump at length 3: x = 11, y = 00 (overlap 0), z = 10 (overlap 1). At ε = 1/2
+# weight domination gives μ = (n−2)(d−2ε)/(2ε) = 0: nothing. Its witnesses (x,y,y),
+# (x,z,z), (x,y,z) are solved by α(x,·) = (1, 0, 1) on (x, y, z) with g_x = (0, ·, 4/5):
+# predictions 0, 8/15 and 2/5 (errors 0, 7/15, 2/5) although α(x,y) = 0 ≤ 0·α(x,z).
+GAP_ONE_FAMILY = {"family": {"inputs": [
+    {"tokens": ["11", "00", "00"], "query": 0, "target": 0},
+    {"tokens": ["11", "10", "10"], "query": 0, "target": 1},
+    {"tokens": ["11", "00", "10"], "query": 0, "target": 0},
+]}}
+GAP_ONE_TABLE = {
+    "note": "solves the gap-1 family exactly; its only jump has μ = 0 and proves nothing",
+    "tokens": ["11", "00", "10"],
+    "kernel": [[1, 0, 1], [1, 1, 1], [1, 1, 1]],
+    "beta": [0, 0, 0],
+    "w": [[0, 0, 0.8], [0, 0, 0], [0, 0, 0]],
+}
+
+
+def emit(folder: str, name: str, content, exit_code: int, attack: str, family: str | None = "families/gap_one.json") -> None:
+    path = HERE / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, (dict, list)):
+        path.write_text(json.dumps(content) + "\n")
+    elif isinstance(content, str):
+        path.write_text(content)
+    else:
+        path.write_bytes(content)
+    MANIFEST[f"{folder}/{name}"] = {"exit": exit_code, "family": family, "attack": attack}
+
+
+def npz_bytes(**arrays) -> bytes:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def npy_header(shape, descr="<f8") -> bytes:
+    """A version-1.0 .npy header as numpy writes it (magic, length, dict padded to 64 bytes)."""
+    text = repr({"descr": descr, "fortran_order": False, "shape": tuple(shape)}).encode("latin1")
+    pad = 64 - (10 + len(text) + 1) % 64
+    text += b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text
+
+
+def zip_members(members: dict[str, bytes], file_sizes: dict[str, int] | None = None) -> bytes:
+    """A zip archive; ``file_sizes`` forges the declared uncompressed size of some members."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    data = bytearray(buf.getvalue())
+    for name, size in (file_sizes or {}).items():
+        for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):  # local and central headers
+            start = 0
+            while (i := data.find(sig, start)) >= 0:
+                name_len = struct.unpack_from("<H", data, i + (26 if sig == b"PK\x03\x04" else 28))[0]
+                name_at = i + (30 if sig == b"PK\x03\x04" else 46)
+                if data[name_at:name_at + name_len] == name.encode():
+                    struct.pack_into("<I", data, i + off, size)
+                start = i + 4
+    return bytes(data)
+
+
+def gap_one_arrays(**override):
+    arrays = {"tokens": np.array(GAP_ONE_TABLE["tokens"]), "kernel": np.array(GAP_ONE_TABLE["kernel"], dtype=float),
+              "beta": np.zeros(3), "w": np.array(GAP_ONE_TABLE["w"])}
+    arrays.update(override)
+    return arrays
+
+
+def valid() -> None:
+    emit("valid", "gap_one_jump_solved.json", GAP_ONE_TABLE, 0,
+         "wrong verdict (fix first): a table that truly solves a family with a μ = 0 jump was called a "
+         "contradiction (exit 3); a jump with μ < 1 proves nothing and is not checked")
+    emit("valid", "gap_one_jump_solved.npz", npz_bytes(**gap_one_arrays()), 0,
+         "the same table as an .npz (0.8 read as the float it is: still solves)")
+    emit("valid", "capital_extension.JSON", GAP_ONE_TABLE, 0,
+         "'.JSON' in capitals was read as .npz; the kind comes from the content")
+    emit("valid", "no_extension", GAP_ONE_TABLE, 0, "no file extension at all: read by content")
+    huge = dict(GAP_ONE_TABLE, w=[[0, 0, 10**400], [0, 0, 0], [0, 0, 0]])
+    emit("valid", "exact_integer_above_1e308.json", huge, 1,
+         "an exact integer above 10^308: the decimal display called float() and crashed (exit 3); "
+         "now the prediction ≈ 6.67e+399 is shown and the table fails")
+    tiny = dict(GAP_ONE_TABLE, w=[[0, 0, "4/5"], [0, 0, 0], [0, 0, 0]], kernel=[[1, 0, "1/" + "7" * 900], [1, 1, 1], [1, 1, 1]])
+    emit("valid", "tiny_kernel_entry.json", tiny, 1,
+         "a 900-digit denominator: predictions near 0, printed by size, never as a float that underflows")
+
+
+def malformed() -> None:
+    for name, text, attack in [
+        ("exponent_999999999.json", "1e999999999", "1e999999999 ran forever (the exact conversion built the power)"),
+        ("exponent_minus_999999999.json", "1e-999999999", "1e-999999999 ran forever"),
+        ("exponent_10000000.json", "1e10000000", "1e10000000 took seconds"),
+        ("exponent_with_leading_zeros.json", "1e-0000000000000000000999999999", "a huge exponent behind leading zeros"),
+    ]:
+        text_table = json.dumps(GAP_ONE_TABLE).replace("0.8", text)
+        emit("malformed", name, text_table, 2, attack)
+    emit("malformed", "string_0e999999999.json", json.dumps(GAP_ONE_TABLE).replace("0.8", '"0e999999999"'), 2,
+         "the string \"0e999999999\" ran forever (Fraction() of a string builds the power)")
+    emit("malformed", "integer_of_5000_digits.json", json.dumps(GAP_ONE_TABLE).replace("0.8", "9" * 5000), 2,
+         "a 5,000-digit integer literal (the limit is 1,000 digits per number)")
+    # Decompression bombs: checked against the headers before any data is decompressed.
+    bomb = npz_bytes(tokens=np.array(GAP_ONE_TABLE["tokens"]), kernel=np.zeros((2236, 2236)))
+    emit("malformed", "bomb_5M_entries_shape_mismatch.npz", bomb, 2,
+         f"a {len(bomb) // 1024} KB archive of 5 M zeros whose kernel does not fit 3 tokens: took 12 s, "
+         "now refused from the header")
+    forged = zip_members({"tokens.npy": npy_header((3,), "<U2") + "".join(GAP_ONE_TABLE["tokens"]).encode("utf-32-le"),
+                          "kernel.npy": npy_header((10**9, 10**9)) + b"\0" * 72})
+    emit("malformed", "forged_header_huge_shape.npz", forged, 2,
+         "a header forging shape (10⁹, 10⁹): refused before decompressing (was exit 3)")
+    emit("malformed", "member_not_npy.npz", zip_members({"tokens.npy": b"hello", "kernel.npy": b"world"}), 2,
+         "members that are not .npy arrays (was exit 3)")
+    emit("malformed", "member_not_a_field.npz", zip_members({"evil.txt": b"x"}), 2,
+         "a member that is no table field")
+    corrupt_header = zip_members({"tokens.npy": b"\x93NUMPY\x01\x00\x10\x00{'descr': <<<  \n",
+                                  "kernel.npy": b""})
+    emit("malformed", "corrupt_npy_header.npz", corrupt_header, 2, "a corrupt .npy header (was exit 3)")
+    good = bytearray(npz_bytes(**gap_one_arrays(kernel=np.arange(9.0).reshape(3, 3) + 1)))
+    i = good.find(b"kernel.npy") + len(b"kernel.npy") + 20
+    good[i:i + 8] = b"\xff" * 8
+    emit("malformed", "corrupt_deflate_data.npz", bytes(good), 2, "corrupt deflate data in a member (was exit 3)")
+    lying = zip_members({"tokens.npy": npy_header((3,), "<U2") + "".join(GAP_ONE_TABLE["tokens"]).encode("utf-32-le"),
+                         "kernel.npy": npy_header((3, 3)) + b"\0" * 72},
+                        file_sizes={"kernel.npy": 2**31})
+    emit("malformed", "declared_size_disagrees_with_header.npz", lying, 2,
+         "the zip directory declares 2 GiB for a 3×3 member: refused before decompressing")
+    emit("malformed", "object_array.npz", npz_bytes(tokens=np.array(["11", "00", "10"]),
+                                                     kernel=np.array([[None] * 3] * 3, dtype=object)), 2,
+         "an object array (pickled data), never loaded")
+    emit("malformed", "readme_as_table.md", (HERE.parents[1] / "README.md").read_text()[:2000], 2,
+         "a file that is not a table at all was said to 'contain pickled Python objects'")
+    emit("malformed", "single_npy_array.npz", npy_header((3, 3)) + b"\0" * 72, 2, "a single .npy, not an archive")
+    emit("malformed", "duplicate_key.json", '{"tokens": ["11", "00", "10"], "tokens": ["11", "00", "10"], "kernel": []}', 2,
+         "a key twice in one object")
+    emit("malformed", "deeply_nested.json", '{"kernel": ' + "[" * 50000 + "]" * 50000 + "}", 2, "nesting bomb")
+    emit("malformed", "empty_arrays_bomb.json", '{"kernel": [' + ",".join(["[]"] * 200_000) + "]}", 2,
+         "many empty arrays: refused by shape, not by memory")
+
+
+def main() -> None:
+    for folder in ("valid", "malformed", "families"):
+        d = HERE / folder
+        d.mkdir(exist_ok=True)
+        for f in d.iterdir():
+            f.unlink()
+    emit("families", "gap_one.json", GAP_ONE_FAMILY, 0, "the family of the gap-1 attacks (three witnesses, μ = 0)", None)
+    del MANIFEST["families/gap_one.json"]
+    valid()
+    malformed()
+    (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    print(f"wrote {len(MANIFEST)} tables under {HERE.relative_to(HERE.parents[1])}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

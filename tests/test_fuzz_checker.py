@@ -1,0 +1,71 @@
+"""Fuzzing the certificate checker in-process: every input gets a verdict, quickly, and no false one (issue 7).
+
+``COUNT`` (default 10,000; ``CERTIFY_FUZZ_N``) inputs per run, fixed by ``CERTIFY_FUZZ_SEED``:
+byte-level edits of valid certificates (flips, truncations, insertions of nasty fragments,
+numbers respelled huge or non-canonically, deep nesting, needless escapes) and structural
+edits of their parsed form (values, types, keys, items) *re-hashed*, so that only the
+mathematics can catch them. Asserted for every input: no exception escapes the checker,
+the verdict is 0, 1 or 2 (3 would be a checker bug), no input takes over a second, and
+every accepted input's claim is re-derived as true by the producer-side lemmas
+(``fuzzing.rederive_certificate_bound``), which share no code with ``certify/check.py``.
+"""
+import copy
+import json
+import time
+from collections import Counter
+
+from certify.check import CertificateError, check, content_hash, loads
+
+from conftest import CORPUS
+from fuzzing import COUNT, SEED, SLOW, mutate_bytes, mutate_structure, rederive_certificate_bound, rng_for
+
+BASES = [(CORPUS / "valid" / name).read_bytes() for name in
+         ("small_paper.json", "small_direct.json", "small_length_four.json", "small_error_quarter.json", "weaker_claim.json")]
+
+
+def verdict(data: bytes):
+    try:
+        return 0, check(loads(data))
+    except CertificateError as exc:
+        return exc.exit_code, exc
+
+
+def test_checker_fuzz(tmp_path):
+    rng = rng_for("checker")
+    docs = [json.loads(b) for b in BASES]
+    outcomes: Counter = Counter()
+    slowest = (0.0, None)
+    for k in range(COUNT):
+        b = rng.randrange(len(BASES))
+        if rng.random() < 0.45:
+            data, kind = BASES[b], []
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                data, what = mutate_bytes(data, rng)
+                kind.append(what)
+        else:
+            doc = copy.deepcopy(docs[b])
+            semantic = rng.random() < 0.6
+            kind = [mutate_structure(doc, rng, semantic) for _ in range(rng.choice([1, 1, 2, 3]))]
+            if rng.random() < 0.9:  # an attacker recomputes the hash: only the mathematics may catch the edit
+                doc["sha256"] = content_hash(doc)
+            data = json.dumps(doc, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])).encode()
+        start = time.monotonic()
+        try:
+            code, result = verdict(data)
+        except Exception as exc:  # an escaped exception: keep the input for the corpus
+            (tmp_path / f"escaped_{k}.json").write_bytes(data)
+            raise AssertionError(f"input {k} (seed {SEED}, {kind}) raised {type(exc).__name__}: {exc}") from exc
+        elapsed = time.monotonic() - start
+        slowest = max(slowest, (elapsed, k))
+        assert code in (0, 1, 2), f"input {k} (seed {SEED}, {kind}): exit {code}: {result}"
+        if code:
+            assert "\n" not in str(result) and len(str(result)) < 600, f"input {k}: message too long"
+        else:
+            proved = rederive_certificate_bound(json.loads(data))
+            assert result.rank_at_least <= proved == result.proved, f"input {k} (seed {SEED}, {kind})"
+        outcomes[code] += 1
+    print("outcomes", dict(outcomes), "slowest", slowest)
+    assert slowest[0] < SLOW, f"input {slowest[1]} took {slowest[0]:.2f} s (seed {SEED})"
+    # The fuzzer reaches every verdict, or it tests less than it claims.
+    assert outcomes[0] and outcomes[1] and outcomes[2], outcomes
+    assert sum(outcomes.values()) == COUNT >= 10_000 or COUNT < 10_000
