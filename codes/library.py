@@ -14,6 +14,9 @@ A code is given by name or by a file (docs/math.md §5–§6):
     The greedy (colex-order) constant-weight code of length ``M``, weight ``W`` and
     minimum directed distance ``D`` (:func:`codes.greedy_code`, uncapped, so maximal).
     The scan visits all ``C(M, W)`` words: refused above :data:`MAX_LEXICODE_SCAN`.
+``hadamard:ORDER[:T]``, ``greedy:M:Δ[:T]``
+    The specifications of :func:`codes.named.code_from_spec` (the other commands'
+    code names), accepted here too.
 a path
     A text file with one 0/1 word per line (character ``k`` = coordinate ``k``); blank
     lines and lines starting with ``#`` are ignored. All words have one length; their
@@ -183,6 +186,13 @@ def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
         if (code.size, code.length, code.weight) != (size, length, weight):
             raise AssertionError(f"built-in {spec} has parameters {(code.size, code.length, code.weight)}")
         return code
+    if spec.startswith(("hadamard:", "greedy:")):  # the specifications of codes.named (issue 9)
+        from .named import code_from_spec
+
+        try:
+            return code_from_spec(spec)
+        except CodeError as exc:
+            raise CodeSpecError(str(exc)) from None
     if spec.startswith("lexicode:"):
         parts = spec.split(":")[1:]
         try:
@@ -192,7 +202,8 @@ def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
         return lexicode(M, W, D)
     if not os.path.exists(spec):
         raise CodeSpecError(
-            f"code {spec!r} is neither a built-in ({', '.join(_BUILDERS)}, lexicode:M:W:D) nor an existing file"
+            f"code {spec!r} is neither a built-in ({', '.join(_BUILDERS)}, lexicode:M:W:D, hadamard:ORDER[:T], "
+            "greedy:M:Δ[:T]) nor an existing file"
         )
     return read_code_file(spec)
 

@@ -97,3 +97,12 @@ def test_too_many_words_and_unreadable_files(tmp_path):
     (tmp_path / "bin.txt").write_bytes(b"\xff\xfe")
     with pytest.raises(CodeSpecError, match="not UTF-8"):
         read_code_file(tmp_path / "bin.txt")
+
+
+def test_the_other_commands_code_specifications_are_accepted():
+    from codes import code_from_spec
+
+    assert load_code("hadamard:20:5").words == code_from_spec("hadamard:20:5").words
+    assert load_code("greedy:12:3").words == greedy_code(12, 6, 3).words
+    with pytest.raises(CodeSpecError, match="ORDER must be between"):
+        load_code("hadamard:2")
