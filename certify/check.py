@@ -1,4 +1,4 @@
-"""Independent checker for rank certificates, format version 1.
+"""Independent checker for rank certificates, format versions 1 and 2.
 
 This module is the trusted core of ``certify``. It imports only the Python standard
 library, never ``codes``, ``witnesses``, numpy, sympy or flint, and it can run as a
@@ -43,6 +43,15 @@ checks, in order (each step's name appears in its rejection messages):
 ``claim``
     The claimed rank is at most the bound the data prove.
 
+**Version 2 (compact)** files carry the code and a chain plan instead of the family
+(section "compact certificates" below): ``format`` and ``limits`` (words, generation
+work), ``integrity``, ``code`` (distinct words, any weights), ``chains``/``jumps`` per
+plan entry (gaps sum to the distance, every ``μ ≥ 1``, stated factor = product), then,
+query by query, the checker generates every key and jump (a word inside another:
+``code``; a distance without a plan entry: ``chains``) and counts them; ``plan`` (true
+pair counts, no unused entry), ``family`` (stated sizes = generated), ``arithmetic``,
+``claim``.
+
 A second kind, ``"format": "certify.unique-minimizer-certificate"`` (A.4; its own
 section at the end of this file, reached by a dispatch on ``format`` in :func:`check`),
 runs the same steps with four typed witnesses per jump and the effective kernel
@@ -60,12 +69,16 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from fractions import Fraction
 from typing import Any, NoReturn
 
 __all__ = [
     "FORMAT",
     "VERSION",
+    "COMPACT_VERSION",
+    "KEY_RULE",
+    "compact_work",
     "EXIT_VERIFIED",
     "EXIT_REJECTED",
     "EXIT_MALFORMED",
@@ -99,6 +112,7 @@ __all__ = [
 
 FORMAT = "certify.rank-certificate"
 VERSION = 1
+COMPACT_VERSION = 2  # code + chain plan; the checker generates the family (section "compact certificates")
 
 EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -110,6 +124,9 @@ MAX_RATIONAL_CHARS = 200
 MAX_TOKEN_BITS = 4096
 MAX_LIST = 10**7
 MAX_NUMBER_BITS = 2**15  # numerator/denominator of any derived number (chain products, Σ F⁻²)
+MAX_COMPACT_WORDS = 16_384  # compact certificates: t ≤ this, and the generation work below
+MAX_COMPACT_WORK = 4 * 10**8  # compact_work(t, k, m): keys the compact checker generates, in 64-bit words
+MAX_COMPACT_QUERY = 2**20  # (t−1)·(longest chain + 1): keys and jumps held at once for one query
 MODEL = "one-head-normalized-nonnegative-kernel-attention"
 
 Token = int  # bit k = coordinate k (docs/math.md §1)
@@ -495,7 +512,7 @@ def _parse(doc: dict[str, Any]) -> dict[str, Any]:
     if doc["format"] != FORMAT:
         _malformed("format", f"expected {FORMAT!r}, got {_kind(doc['format'])}")
     if doc["version"] != VERSION or isinstance(doc["version"], bool):
-        _malformed("version", f"this checker reads version {VERSION}, got {_kind(doc['version'])}")
+        _malformed("version", f"this checker reads versions {VERSION} and {COMPACT_VERSION}, got {_kind(doc['version'])}")
     _str(doc["sha256"], "sha256", 64)
     if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
         _malformed("sha256", "expected 64 lowercase hexadecimal digits")
@@ -637,6 +654,8 @@ def check(doc: dict[str, Any]) -> Verified:
     """
     if isinstance(doc, dict) and doc.get("format") == UM_FORMAT:  # the second kind (A.4), its own section below
         return check_unique_minimizer(doc)
+    if isinstance(doc, dict) and doc.get("version") == COMPACT_VERSION and not isinstance(doc.get("version"), bool):
+        return _check_compact(doc)
     p = _parse(doc)
     m, n, eps, words = p["m"], p["n"], p["eps"], p["words"]
     full = (1 << m) - 1
@@ -775,6 +794,254 @@ def check(doc: dict[str, Any]) -> Verified:
                 f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
     counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(pairs)}
     return Verified(dict(claim), bound, ratio, counts)
+
+
+# =========================================================================== compact certificates (version 2)
+#
+# A version-2 certificate carries the code and a chain plan instead of the family.
+# This section generates every key, jump and witness from them and checks the facts
+# that version 1 checks on listed data (docs/certificate-format.md, "Version 2").
+# It reuses the helpers above and leaves the version-1 path untouched.
+
+KEY_RULE = "codewords-first"  # the one key rule of version 2 (docs/certificate-format.md)
+
+
+def _parse_compact(doc: dict[str, Any]) -> dict[str, Any]:
+    """Check a version-2 document's shape (step ``format``); return it decoded."""
+    _obj(doc, "document", ("format", "version", "claim", "code", "plan", "family", "arithmetic", "sha256"), ("producer",))
+    if doc["format"] != FORMAT:
+        _malformed("format", f"expected {FORMAT!r}, got {_kind(doc['format'])}")
+    _str(doc["sha256"], "sha256", 64)
+    if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
+        _malformed("sha256", "expected 64 lowercase hexadecimal digits")
+    if "producer" in doc:
+        for key, value in _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note")).items():
+            _str(value, f"producer.{key}")
+    claim = _obj(doc["claim"], "claim", ("model", "m", "length", "error_below", "rank_at_least"))
+    if claim["model"] != MODEL:
+        _malformed("claim.model", f"expected {MODEL!r}, got {_kind(claim['model'])}")
+    m = _int(claim["m"], "claim.m", 1, MAX_TOKEN_BITS)
+    n = _int(claim["length"], "claim.length", 3, 10**6)
+    eps = parse_rational(claim["error_below"], "claim.error_below")
+    if eps <= 0:
+        _malformed("claim.error_below", f"must be positive, got {claim['error_below']}")
+    _int(claim["rank_at_least"], "claim.rank_at_least", 1)
+
+    code = _obj(doc["code"], "code", ("length", "words"))
+    if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != m:
+        _malformed("code.length", f"{code['length']} differs from claim.m = {m}")
+    raw = _list(code["words"], "code.words", 1)
+    if len(raw) > MAX_COMPACT_WORDS:  # before decoding: the checks below are quadratic in t
+        raise CertificateLimitError(f"code.words: {len(raw):,} words; a compact certificate has at most {MAX_COMPACT_WORDS:,}")
+    words = [_token(w, f"code.words[{i}]", m) for i, w in enumerate(raw)]
+
+    plan = _obj(doc["plan"], "plan", ("keys", "entries"))
+    if plan["keys"] != KEY_RULE:
+        _malformed("plan.keys", f"expected {KEY_RULE!r}, got {_kind(plan['keys'])}")
+    entries = []
+    for k, e in enumerate(_list(plan["entries"], "plan.entries", 1, m)):
+        where = f"plan.entries[{k}]"
+        _obj(e, where, ("distance", "gaps", "pairs", "factor"))
+        d = _int(e["distance"], f"{where}.distance", 1, m)
+        if entries and d <= entries[-1][0]:
+            _malformed(f"{where}.distance", f"{d} follows {entries[-1][0]}; distances are listed in increasing order")
+        gaps = tuple(_int(g, f"{where}.gaps[{i}]", 1, m) for i, g in enumerate(_list(e["gaps"], f"{where}.gaps", 1, m)))
+        entries.append((d, gaps, _int(e["pairs"], f"{where}.pairs"), parse_rational(e["factor"], f"{where}.factor")))
+
+    fam = _obj(doc["family"], "family", ("jumps", "inputs"))
+    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
+    arithmetic = {
+        "t": _int(ar["t"], "arithmetic.t"),
+        "sum_inverse_squares": parse_rational(ar["sum_inverse_squares"], "arithmetic.sum_inverse_squares"),
+        "frobenius_squared_below": parse_rational(ar["frobenius_squared_below"], "arithmetic.frobenius_squared_below"),
+        "ratio": parse_rational(ar["ratio"], "arithmetic.ratio"),
+        "rank_at_least": _int(ar["rank_at_least"], "arithmetic.rank_at_least"),
+    }
+    return {"claim": claim, "m": m, "n": n, "eps": eps, "words": words, "entries": entries,
+            "family": {"jumps": _int(fam["jumps"], "family.jumps"), "inputs": _int(fam["inputs"], "family.inputs")},
+            "arithmetic": arithmetic}
+
+
+def compact_work(t: int, k: int, m: int) -> int:
+    """The work bound of a compact certificate: ``t(t−1)·(k+1)·⌈m/64⌉``.
+
+    ``t(t−1)`` ordered pairs, at most ``k + 1`` keys per chain (``k``: the longest gap
+    list), each an ``m``-bit integer handled in ``⌈m/64⌉`` machine words.
+    """
+    return t * (t - 1) * (k + 1) * -(-m // 64)
+
+
+def _lowest_bits(a: int, count: int) -> int:
+    """The ``count`` lowest set bits of ``a`` (all of them if ``a`` has fewer), in ``O(log m)`` popcounts.
+
+    Binary search for the shortest prefix ``a mod 2^p`` holding ``count`` set bits.
+    """
+    if a.bit_count() <= count:
+        return a
+    lo, hi = 0, a.bit_length()
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (a & ((1 << mid) - 1)).bit_count() >= count:
+            hi = mid
+        else:
+            lo = mid + 1
+    return a & ((1 << lo) - 1)
+
+
+def _check_compact(doc: dict[str, Any]) -> Verified:
+    """Verify a version-2 certificate: generate the family from the code and plan, check it, count it.
+
+    Time ``O(t²·(k + 1))`` big-integer operations on ``m``-bit words (``k``: the longest
+    chain of the plan), memory ``O(t·(k + 1))``: both bounded before the work by
+    ``MAX_COMPACT_WORDS``, ``MAX_COMPACT_WORK`` and ``MAX_COMPACT_QUERY``.
+    """
+    p = _parse_compact(doc)
+    m, n, eps, words, entries = p["m"], p["n"], p["eps"], p["words"], p["entries"]
+    t = len(words)
+
+    if doc["sha256"] != content_hash(doc):
+        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
+
+    # code: t ≥ 2 distinct words (any weights; docs/math.md §5).
+    if t < 2:
+        _reject("code", "the trace–Frobenius bound needs at least two codewords")
+    first_seen: dict[Token, int] = {}
+    for i, x in enumerate(words):
+        if x in first_seen:
+            _reject("code", f"words[{i}] repeats words[{first_seen[x]}]")
+        first_seen[x] = i
+    longest = max(len(gaps) for _, gaps, _, _ in entries)
+    work = compact_work(t, longest, m)
+    if work > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY:
+        raise CertificateLimitError(
+            f"{t:,} codewords of {m:,} bits with chains of up to {longest:,} jumps: {work:,} units of key generation "
+            f"(at most {MAX_COMPACT_WORK:,}; and (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,} per query)")
+
+    # The plan, per distance d: gaps sum to d (the chain ends at x_{U^c}), every gap's
+    # μ ≥ 1 (weight domination, A.2; docs/math.md §3), stated factor = Π μ (§4).
+    levels: dict[int, tuple[int, ...]] = {}
+    factor_of: dict[int, Fraction] = {}
+    for k, (d, gaps, _, factor) in enumerate(entries):
+        where = f"plan.entries[{k}] (distance {d})"
+        if sum(gaps) != d:
+            _reject("chains", f"{where}: gaps sum to {sum(gaps)}, not {d}: the chain would not end at x_{{U^c}}")
+        mus = []
+        for g in gaps:
+            mu = _mu(n, g, eps)
+            if mu < 1:
+                _reject("jumps", f"{where}: gap {g} gives μ = (n−2)(d−2ε)/(2ε) = {show_number(mu)} < 1, which proves nothing")
+            mus.append(mu)
+        num, den = _chain_product(mus, where)
+        if factor.numerator * den != factor.denominator * num:
+            _reject("chains", f"{where}: states factor {show_number(factor)}; product of its jump factors is "
+                    f"{show_number(Fraction(num, den))}")
+        lv = [0]
+        for g in gaps:
+            lv.append(lv[-1] + g)
+        levels[d], factor_of[d] = tuple(lv), factor
+
+    # Generation, query by query (docs/certificate-format.md, "Version 2: the family"):
+    # for pair (S, U) at distance d the keys are x_{S^c}, one key per inner level ℓ of
+    # the plan — x_{V^c} for the first codeword V with |S \ V| = ℓ, else the interpolated
+    # key — and x_{U^c}. Inputs of a query: (x, y^{n−1}) per key y, (x, y, z^{n−2}) per
+    # jump; queries never share inputs (their first tokens differ).
+    full = (1 << m) - 1
+    pairs = dict.fromkeys(levels, 0)
+    n_jumps = n_inputs = 0
+    progress = Progress("checking compact certificate (queries)", total=t)
+    for i, s in enumerate(words):
+        row = [(s & ~u).bit_count() for u in words]  # |S \ U| = ⟨x_S, x_{U^c}⟩, the overlap of U's key
+        first: dict[int, int] = {}  # level → first codeword at that distance from S
+        for j, d in enumerate(row):
+            if d not in first and j != i:
+                first[d] = j
+        if 0 in first:
+            _reject("code", f"words[{i}] lies inside words[{first[0]}] (directed distance 0): no chain can rise from "
+                    f"overlap 0 to overlap 0")
+        comp = full ^ s
+        heads: dict[int, list[Token] | None] = {}  # d → keys before x_{U^c} when all are codeword keys
+        keys = {comp}
+        jumps: set[tuple[Token, Token]] = set()
+        at = Counter(row)  # how many words are at each distance from S
+        for d, j in first.items():
+            if d not in levels:
+                _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
+            pairs[d] += at[d]
+            inner = levels[d][1:-1]
+            if all(lv in first for lv in inner):
+                head = [comp] + [full ^ words[first[lv]] for lv in inner]
+                keys.update(head)
+                jumps.update(zip(head, head[1:]))
+                heads[d] = head
+            else:
+                heads[d] = None
+        for j, d in enumerate(row):
+            if j == i:
+                continue
+            z = full ^ words[j]
+            head = heads[d]
+            if head is not None:
+                keys.add(z)
+                jumps.add((head[-1], z))
+                continue
+            u = words[j]
+            gain, lose = s & ~u, u & ~s
+            prev = comp
+            for lv in levels[d][1:-1]:
+                if lv in first:
+                    key = full ^ words[first[lv]]
+                else:  # interpolated: x_{S^c} with ℓ bits of S \ U switched on and ℓ of U \ S switched off
+                    key = (comp | _lowest_bits(gain, lv)) & ~_lowest_bits(lose, lv)
+                    if (s & key).bit_count() != lv:
+                        raise InternalContradiction("jumps", f"interpolated key of pair {i}→{j} at level {lv} has "
+                                                    f"overlap {(s & key).bit_count()}")
+                keys.add(key)
+                jumps.add((prev, key))
+                prev = key
+            keys.add(z)
+            jumps.add((prev, z))
+        n_jumps += len(jumps)
+        n_inputs += len(jumps) + len(keys)
+        progress.update(i + 1)
+    progress.close()
+
+    # plan: every entry is used, with the true number of ordered pairs at its distance.
+    for k, (d, _, stated, _) in enumerate(entries):
+        if pairs[d] == 0:
+            _reject("plan", f"plan.entries[{k}]: no ordered pair is at directed distance {d}; every entry must be used")
+        if stated != pairs[d]:
+            _reject("plan", f"plan.entries[{k}] states {stated:,} ordered pairs at directed distance {d}; "
+                    f"the code has {pairs[d]:,}")
+    if sum(pairs.values()) != t * (t - 1):
+        raise InternalContradiction("plan", f"{sum(pairs.values()):,} pairs counted for {t:,} words")
+
+    # family: the stated size is the generated one.
+    for name, actual in (("jumps", n_jumps), ("inputs", n_inputs)):
+        if p["family"][name] != actual:
+            _reject("family", f"states {p['family'][name]:,} {name}; the code and plan generate {actual:,}")
+
+    # arithmetic (trace–Frobenius, A.2; docs/math.md §5).
+    by_factor: dict[Fraction, int] = {}
+    for d, count in pairs.items():
+        by_factor[factor_of[d]] = by_factor.get(factor_of[d], 0) + count
+    sigma = _sum_inverse_squares(by_factor)
+    frob = t + sigma
+    ratio = Fraction(t * t) / frob
+    bound = ratio.numerator // ratio.denominator + 1
+    ar = p["arithmetic"]
+    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
+        if ar[name] != actual:
+            _reject("arithmetic", f"states {name} = {show_number(ar[name])}; recomputed {show_number(actual)}")
+
+    claim = p["claim"]
+    if claim["rank_at_least"] > bound:
+        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
+                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
+    counts = {"words": t, "inputs": n_inputs, "jumps": n_jumps, "chains": t * (t - 1)}
+    return Verified(dict(claim), bound, ratio, counts)
+
+
+# =========================================================================== end of compact certificates
 
 
 def check_file(path: str) -> Verified:

@@ -12,7 +12,7 @@ import sys
 import click
 
 from . import __version__
-from .check import EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check_file, run, safe_output_streams
+from .check import EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check_file, exact_text, run, safe_output_streams
 
 __all__ = ["cli", "main"]
 
@@ -82,13 +82,26 @@ def rank_nine(plan: str, out: str, as_json: bool) -> int:
 @click.argument("path", type=click.Path(dir_okay=True))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object on stdout.")
-def verify(path: str, quiet: bool, as_json: bool) -> int:
+@click.option("--expand", "expand", type=click.Path(dir_okay=False), metavar="OUT",
+              help="Once verified, write the family the certificate is about to OUT, explicitly (for compact certificates: generated).")
+def verify(path: str, quiet: bool, as_json: bool, expand: str | None) -> int:
     """Re-check a certificate with the independent stdlib-only checker.
 
     Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
     (rejected, naming the failing step) or 2 (unreadable or malformed).
     """
-    return run(path, quiet=quiet, as_json=as_json)
+    code = run(path, quiet=quiet, as_json=as_json)
+    if code == EXIT_VERIFIED and expand:
+        from .certificates.compact import write_family
+        from .check import load
+
+        try:
+            count = write_family(load(path), expand)
+        except OSError as exc:
+            raise InputError(f"cannot write {expand}: {exc.strerror or exc}") from None
+        if not quiet and not as_json:
+            click.echo(f"  family: {count:,} inputs written to {expand}")
+    return code
 
 
 def _parse_range(text: str) -> range:
@@ -526,6 +539,140 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
             click.echo(line)
         if plot:
             click.echo(f"  wrote        {plot}")
+    return EXIT_VERIFIED
+
+
+# --------------------------------------------------------------------------- rank-bound (issue 10)
+
+
+def _write_and_reverify(cert: dict, out: str, proved: int):
+    """Write ``cert`` to ``out``, re-read it with the independent checker; return (Verified, bytes).
+
+    Exit 2 if the file cannot be written; exit 3 if the checker rejects our own
+    certificate or proves a different bound (either would be a bug).
+    """
+    from .certificates.producer import write_certificate
+
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != proved:
+        raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
+    return verified, os.path.getsize(out)
+
+
+@cli.command("rank-bound")
+@click.option("--code", "code_spec", required=True, metavar="NAME|PATH",
+              help="rank-nine, hadamard24, golay24, lexicode:M:W:D, or a file of 0/1 words (one per line).")
+@click.option("--chains", "plan_name", type=click.Choice(["best", "paper", "direct"]), default="best", show_default=True,
+              help="best: the largest chain factor per directed distance; paper: gaps of 3 (§6.1); direct: one jump.")
+@click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True,
+              help="Exact input length n (3 ≤ n ≤ 1000).")
+@click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε",
+              help="Error threshold ε > 0, exact: p/q or a decimal.")
+@click.option("--form", type=click.Choice(["auto", "explicit", "compact"]), default="auto", show_default=True,
+              help="explicit: version 1, every input listed; compact: version 2, code and plan; auto: explicit up to 50,000 inputs.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default NAME.cert.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str, form: str, out: str | None, as_json: bool) -> int:
+    """Certify a rank lower bound from any code: build, write, re-verify (docs/math.md §3–§5).
+
+    Every ordered pair of codewords gets a chain of jumps chosen by the plan; the
+    trace–Frobenius bound of the chain factors is written as a certificate (explicit
+    for small families, compact for large ones) and re-checked by the independent checker.
+    """
+    from codes import CodeError, code_name, load_code
+
+    from .certificates.producer import CertificateBuildError
+    from .certificates.rank_bound import code_bound, describe, make_plan, parse_error, rank_bound_certificate
+
+    from .certificates.compact import check_compact_limits
+
+    try:
+        error = parse_error(error_text)
+        code = load_code(code_spec)
+        check_compact_limits(code.size)  # before the quadratic distance count
+        plan = make_plan(code, plan_name, length, error)
+        bound = code_bound(code, plan, length, error)
+        cert = rank_bound_certificate(code, plan, length, error, form)
+    except (ValueError, CodeError, CertificateBuildError) as exc:
+        raise InputError(str(exc)) from None
+    out = out or f"{code_name(code_spec)}.cert.json"
+    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
+    if as_json:
+        click.echo(json.dumps({
+            "claim": cert["claim"], "code": code_spec, "chains": plan_name, "plan": plan.to_json(),
+            "version": cert["version"], "out": out, "bytes": size, "sha256": cert["sha256"],
+            "counts": verified.counts, "ratio": exact_text(bound.ratio), "verified": True,
+        }))
+        return EXIT_VERIFIED
+    click.echo(f"certify rank-bound (code: {code_spec}, chains: {plan_name})")
+    for line in describe(cert, code, plan, bound):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    return EXIT_VERIFIED
+
+
+# --------------------------------------------------------------------------- search (issue 10)
+
+
+@cli.command("search")
+@click.option("--m", "m", type=click.IntRange(4, 64), required=True, help="Token length m (4 ≤ m ≤ 64).")
+@click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True, help="Exact input length n.")
+@click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε", help="Error threshold ε > 0: p/q or a decimal.")
+@click.option("--time-limit", "time_limit", type=click.FloatRange(1, 86400), default=60, show_default=True,
+              help="Seconds for the search (seeds and local search); building and verifying the certificate come on top.")
+@click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: int, out: str | None, as_json: bool) -> int:
+    """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
+
+    Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
+    maximum cliques, padded shorter codes) are evaluated exactly, then a local search
+    over words adds, removes and swaps words while the exact bound rises (docs/results.md).
+    """
+    from .certificates.producer import CertificateBuildError
+    from .certificates.rank_bound import describe, parse_error
+    from .check import Progress
+    from .search.codes import SearchError, result_certificate, search
+
+    progress = Progress(f"certify search --m {m}")
+    try:
+        error = parse_error(error_text)
+        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note))
+        cert, plan, bound = result_certificate(result)
+    except (ValueError, SearchError, CertificateBuildError) as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        progress.close()
+    out = out or f"search-m{m}.cert.json"
+    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
+    best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
+    if as_json:
+        click.echo(json.dumps({
+            "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
+            "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
+            "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "version": cert["version"], "out": out,
+            "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
+        }))
+        return EXIT_VERIFIED
+    click.echo(f"certify search --m {m} (length {length}, error < {cert['claim']['error_below']}, {time_limit:g} s)")
+    if best_seed is not None:
+        r = best_seed[2]
+        click.echo(f"  seeds       {len(result.seeds)} codes evaluated; best: {best_seed[0]} ({best_seed[1]:,} words, "
+                   f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1})")
+    click.echo(f"  how         {result.how()}")
+    for line in describe(cert, result.code, plan, bound):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
     return EXIT_VERIFIED
 
 

@@ -2,10 +2,14 @@
 
 The bottom layer of the project: ``codes`` ← ``witnesses`` ← ``certify``.
 """
+from .binary import BinaryCode
 from .constant_weight import CodeError, ConstantWeightCode, colex_words, greedy_code, verify_code
+from .golay import golay_code, golay_dodecads
 from .hadamard import hadamard_code, paley_hadamard, rank_nine_code
+from .library import CodeSpecError, builtin_names, code_name, lexicode, load_code, read_code_file
 from .named import code_from_spec
 from .packing import MiddleLayer, gv_count, middle_ball
+from .views import CodeViews, distance_counts, distance_row
 from .tokens import (
     TokenFormatError,
     complement,
@@ -19,8 +23,19 @@ from .tokens import (
 )
 
 __all__ = [
+    "BinaryCode",
     "CodeError",
+    "CodeSpecError",
+    "builtin_names",
     "code_from_spec",
+    "code_name",
+    "distance_counts",
+    "distance_row",
+    "golay_code",
+    "golay_dodecads",
+    "lexicode",
+    "load_code",
+    "read_code_file",
     "ConstantWeightCode",
     "TokenFormatError",
     "colex_words",

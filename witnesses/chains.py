@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from codes import complement, overlap, support
+from codes import complement, overlap
 
 from .inputs import Input, WitnessError
 
@@ -116,18 +116,22 @@ def interpolating_key(s: int, u: int, level: int, m: int) -> int:
     """The middle-layer key at overlap ``level`` with ``x_S`` on the way from ``x_{S^c}`` to ``x_{U^c}``.
 
     ``(S^c \\ Q) ∪ P`` with ``P`` the ``level`` smallest coordinates of ``S \\ U`` and
-    ``Q`` the ``level`` smallest of ``U \\ S`` (requires ``|S| = |U|``).
+    ``Q`` the ``level`` smallest of ``U \\ S``. For ``|S| = |U|`` the key has weight
+    ``|S^c|`` and at ``level = |S \\ U|`` it is ``x_{U^c}``. For words of unequal weight
+    ``Q`` is all of ``U \\ S`` when that has fewer than ``level`` coordinates; the
+    overlap with ``x_S`` is ``level`` either way (``Q`` lies outside ``S``).
     """
-    gain = support(s & ~u)[:level]
-    lose = support(u & ~s)[:level]
-    if len(gain) != level or len(lose) != level:
+    if (s & ~u).bit_count() < level:
         raise WitnessError(f"no key at level {level}: |S \\ U| = {(s & ~u).bit_count()}")
-    key = complement(s, m)
-    for k in gain:
-        key |= 1 << k
-    for k in lose:
-        key &= ~(1 << k)
-    return key
+    return (complement(s, m) | _lowest(s & ~u, level)) & ~_lowest(u & ~s, level)
+
+
+def _lowest(a: int, count: int) -> int:
+    """The ``count`` lowest set bits of ``a`` (all of them if it has fewer)."""
+    rest = a
+    for _ in range(count):
+        rest &= rest - 1  # drop the lowest set bit (0 stays 0)
+    return a ^ rest
 
 
 def pair_chain(s: int, u: int, m: int, plan: ChainPlan) -> tuple[Jump, ...]:

@@ -79,6 +79,13 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
         verified = check(doc)
     except CertificateError as exc:
         raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
+    if doc.get("version") == 2:  # compact: generate the family it is about (certify.certificates.compact)
+        from ..certificates.compact import explicit_view
+
+        try:
+            doc = explicit_view(doc)
+        except CertificateError as exc:
+            raise FamilyFormatError(f"{source}: verified, but {str(exc).split(': ', 1)[-1]}") from None
     m = doc["claim"]["m"]
     inputs = tuple(Input.from_json(x, m) for x in doc["family"]["inputs"])
     bits = lambda s: int(s[::-1], 2)  # noqa: E731

@@ -17,7 +17,6 @@ ValueError: jump 1 has factor 1/2 < 1; weight domination gives no preference the
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
 from typing import Callable, Iterable
 
 from .domination import HALF, domination_factor
@@ -49,14 +48,31 @@ def chain_factor(factors: Iterable) -> Fraction:
     return product
 
 
-def best_split(rise: int, length: int = 3, error=HALF,
-               factor: Callable[[int], Fraction] | None = None) -> tuple[Fraction, tuple[int, ...]]:
+def best_split(
+    rise: int, length: int = 3, error=HALF, factor: Callable[[int], Fraction] | None = None,
+    prefer: Iterable[int] = (),
+) -> tuple[Fraction, tuple[int, ...]]:
     """The split of an overlap rise into gaps that maximizes the chain factor ``Π μ_{g_i}``.
 
     Only gaps with ``μ_g ≥ 1`` are used (at ``n = 3, ε = 1/2``: ``g ≥ 2``, ``μ_g = g − 1``);
     docs/math.md §4 lists the maxima 1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27 for ``d = 2..12``.
-    Exact dynamic programming over ``d``; ties go to fewer jumps, then larger first gap.
-    ``factor`` replaces ``μ_g`` by another per-gap factor (e.g. ``(g−1)/2`` of A.4).
+    This is the longest path from level 0 to level ``rise`` in the DAG whose nodes are
+    the overlap levels and whose edge ``a → b`` has weight ``μ_{b−a}`` (multiplied, not
+    added); it is solved by exact dynamic programming over the levels, from the top
+    down. Ties go to fewer jumps, then to more intermediate levels in ``prefer``, then
+    to the larger first gap.
+
+    Parameters
+    ----------
+    rise : int
+        The overlap rise ``d ≥ 1``.
+    length, error
+        ``n ≥ 3`` and ``ε`` (exact) of weight domination.
+    factor : callable, optional
+        Replaces ``μ_g`` by another per-gap factor (e.g. ``(g−1)/2`` of A.4).
+    prefer : iterable of int
+        Levels to favour among equally good chains (e.g. levels where a codeword's
+        complement can serve as the key, so that chains share jumps).
 
     Returns
     -------
@@ -68,31 +84,27 @@ def best_split(rise: int, length: int = 3, error=HALF,
         If no split of ``rise`` has all factors ``≥ 1``.
     """
     eps = exact(error, "error")
-
-    @lru_cache(maxsize=None)
-    def best(d: int) -> tuple[Fraction, tuple[int, ...]] | None:
-        top: tuple[Fraction, tuple[int, ...]] | None = None
-        for g in range(d, 0, -1):
-            mu = domination_factor(g, length, eps) if factor is None else factor(g)
-            if mu < 1:
-                continue
-            if g == d:
-                cand = (mu, (g,))
-            else:
-                rest = best(d - g)
-                if rest is None:
-                    continue
-                cand = (mu * rest[0], (g,) + rest[1])
-            if top is None or cand[0] > top[0] or (cand[0] == top[0] and len(cand[1]) < len(top[1])):
-                top = cand
-        return top
-
-    if not isinstance(rise, int) or rise < 1:
+    if not isinstance(rise, int) or isinstance(rise, bool) or rise < 1:
         raise ValueError(f"Argument 'rise' must be an int ≥ 1, not {rise!r}")
-    result = best(rise)
-    if result is None:
+    favour = frozenset(prefer)
+    mus = [Fraction(0)] + [domination_factor(g, length, eps) if factor is None else factor(g) for g in range(1, rise + 1)]
+    # best[a] = (factor, -jumps, preferred levels, gaps) of the best chain from level a to rise.
+    best: list[tuple[Fraction, int, int, tuple[int, ...]] | None] = [None] * (rise + 1)
+    best[rise] = (Fraction(1), 0, 0, ())
+    for a in range(rise - 1, -1, -1):
+        top = None
+        for g in range(rise - a, 0, -1):
+            rest = best[a + g]
+            if mus[g] < 1 or rest is None:
+                continue
+            b = a + g
+            cand = (mus[g] * rest[0], rest[1] - 1, rest[2] + (b < rise and b in favour), (g,) + rest[3])
+            if top is None or cand[:3] > top[:3]:
+                top = cand
+        best[a] = top
+    if best[0] is None:
         raise ValueError(f"no split of an overlap rise of {rise} has every jump factor ≥ 1")
-    return result
+    return best[0][0], best[0][3]
 
 
 def levels_from_gaps(gaps: Iterable[int]) -> tuple[int, ...]:

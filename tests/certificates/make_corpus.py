@@ -25,10 +25,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from certify.certificates.compact import build_compact_certificate  # noqa: E402
 from certify.certificates.producer import assemble, build_certificate, dumps, rank_nine_certificate  # noqa: E402
+from certify.certificates.rank_bound import make_plan  # noqa: E402
 from certify.certificates.unique_minimizer import unique_minimizer_certificate  # noqa: E402
 from certify.check import content_hash  # noqa: E402
-from codes import ConstantWeightCode, hadamard_code  # noqa: E402
+from codes import BinaryCode, ConstantWeightCode, hadamard_code, load_code, rank_nine_code  # noqa: E402
 from witnesses import Input, build_family  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
@@ -323,6 +325,81 @@ def hostile() -> None:
          2, "format", "a rational spelled 1\\/2: a second spelling of 1/2")
 
 
+def compact_code_small() -> BinaryCode:
+    """Five words of length 10, weights 5, 5, 5, 5 and 6: every ordered pair at distance ≥ 2."""
+    return BinaryCode(10, (0b0000011111, 0b1111100000, 0b0011100011, 0b1100011100, 0b1100100111),
+                      "four 5-sets and one 6-set of [10], pairwise directed distance ≥ 2")
+
+
+def compact(code=None, plan: str = "best") -> dict:
+    code = code if code is not None else load_code("hadamard24")
+    return build_compact_certificate(code, make_plan(code, plan))
+
+
+def compact_files() -> None:
+    """Compact (version-2) certificates: the checker generates the family from the code and plan (issue 10)."""
+    emit("valid", "compact_hadamard24_best.json", compact(), 0, None,
+         "hadamard24 (46 words), best chains, compact: r ≥ 17 from 4,370 generated inputs")
+    emit("valid", "compact_rank_nine_paper.json", compact(rank_nine_code(), "paper"), 0, None,
+         "the rank-nine code, paper chains, compact: interpolated keys at level 3, r ≥ 9")
+    emit("valid", "compact_unequal_weights.json", compact(compact_code_small()), 0, None,
+         "words of weights 5 and 6: allowed in the compact form")
+    c = compact()
+    c["claim"]["rank_at_least"] = 12
+    emit("valid", "compact_weaker_claim.json", rehash(c), 0, None, "claims r ≥ 12 where the data prove 17")
+
+    def attack(name: str, step: str, what: str, f, base=None) -> None:
+        c = copy.deepcopy(base or compact())
+        f(c)
+        emit("invalid", name, rehash(c), 1, step, what)
+
+    def flip_first(c: dict, i: int) -> None:
+        w = c["code"]["words"][i]
+        c["code"]["words"][i] = ("1" if w[0] == "0" else "0") + w[1:]
+
+    attack("compact_word_changed.json", "chains", "one bit of one word flipped: a distance with no plan entry appears",
+           lambda c: flip_first(c, 3))
+    attack("compact_word_rotated.json", "chains", "one word rotated (same weight): its distances change",
+           lambda c: c["code"]["words"].__setitem__(0, c["code"]["words"][0][6:] + c["code"]["words"][0][:6]))
+    attack("compact_plan_gaps_changed.json", "chains", "distance 12 bridged by gaps 6+6 (factor 25) but factor 27 stated",
+           lambda c: c["plan"]["entries"][1].update(gaps=[6, 6]))
+    attack("compact_pair_omitted.json", "plan", "one ordered pair at distance 6 left out of the pair count (and of Σ F⁻²)",
+           lambda c: c["plan"]["entries"][0].update(pairs=c["plan"]["entries"][0]["pairs"] - 1))
+    attack("compact_distance_without_entry.json", "chains", "the plan entry for distance 12 removed",
+           lambda c: c["plan"]["entries"].pop())
+    attack("compact_unused_plan_entry.json", "plan", "a plan entry for distance 8, which no pair has",
+           lambda c: c["plan"]["entries"].insert(1, {"distance": 8, "gaps": [4, 4], "pairs": 0, "factor": "9"}))
+    attack("compact_claim_raised.json", "claim", "claims r ≥ 18 where the data prove 17",
+           lambda c: c["claim"].update(rank_at_least=18))
+    attack("compact_family_count_changed.json", "family", "one input more than the code and plan generate",
+           lambda c: c["family"].update(inputs=c["family"]["inputs"] + 1))
+    attack("compact_gap_one.json", "jumps", "distance 6 bridged by gaps 1+5: a gap-1 jump proves nothing at ε = 1/2",
+           lambda c: c["plan"]["entries"][0].update(gaps=[1, 5]))
+    attack("compact_gaps_short_of_distance.json", "chains", "gaps 5 for distance 6: the chain would stop before x_{U^c}",
+           lambda c: c["plan"]["entries"][0].update(gaps=[5], factor="4"))
+    attack("compact_duplicate_word.json", "code", "a word listed twice",
+           lambda c: c["code"]["words"].__setitem__(5, c["code"]["words"][4]))
+    attack("compact_word_inside_another.json", "code", "a word whose set contains another's: directed distance 0",
+           lambda c: c["code"]["words"].append("1111110000"), compact(compact_code_small()))
+    attack("compact_arithmetic_changed.json", "arithmetic", "the integer bound overstated in the arithmetic",
+           lambda c: c["arithmetic"].update(rank_at_least=18))
+    c = compact()
+    c["claim"]["rank_at_least"] = 16
+    emit("invalid", "compact_broken_hash.json", c, 1, "integrity", "a harmless edit without updating sha256")
+
+    def shape(name: str, what: str, f) -> None:
+        c = compact()
+        f(c)
+        emit("malformed", name, rehash(c), 2, "format", what)
+
+    shape("compact_unknown_key_rule.json", "a key rule this version does not define",
+          lambda c: c["plan"].update(keys="interpolated"))
+    shape("compact_with_listed_jumps.json", "a version-1 key in a compact certificate", lambda c: c.update(jumps=[]))
+    shape("compact_entries_out_of_order.json", "plan entries not in increasing distance", lambda c: c["plan"]["entries"].reverse())
+    shape("compact_zero_gap.json", "a gap of 0", lambda c: c["plan"]["entries"][0].update(gaps=[0, 6]))
+    shape("compact_length_mismatch.json", "code.length differs from claim.m", lambda c: c["code"].update(length=25))
+
+
 def malformed() -> None:
     base = dumps(small())
     emit("malformed", "not_json.json", "this is not a certificate\n", 2, "format", "plain text")
@@ -348,7 +425,8 @@ def malformed() -> None:
     edit("unknown_claim_key.json", "an extra claim key", lambda c: c["claim"].update(heads=2))
     edit("unknown_input_key.json", "an extra key in an input", lambda c: c["family"]["inputs"][0].update(note="x"))
     edit("wrong_format_name.json", "another format", lambda c: c.update(format="vipr"))
-    edit("wrong_version.json", "version 2", lambda c: c.update(version=2))
+    edit("wrong_version.json", "version 3 (no such version)", lambda c: c.update(version=3))
+    edit("version_two_with_a_listed_family.json", "version 2 (compact) with a version-1 body", lambda c: c.update(version=2))
     edit("boolean_version.json", "true is not the integer 1", lambda c: c.update(version=True))
     edit("wrong_model.json", "a claim about another model", lambda c: c["claim"].update(model="softmax"))
     edit("token_wrong_length.json", "a token one bit short",
@@ -513,6 +591,7 @@ def main() -> None:
     invalid()
     malformed()
     hostile()
+    compact_files()
     unique_minimizer()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {len(MANIFEST)} files under {os.path.relpath(HERE)}")

@@ -1,0 +1,290 @@
+"""The rank bound of any code under a chain plan, and its certificate (A.2; docs/math.md §3–§5).
+
+For a code of ``t`` words and a gap plan (:class:`witnesses.plans.GapPlan`), every
+ordered pair ``(S, U)`` at directed distance ``d`` gets a chain of factor
+``F_d = Π μ_{g_i}`` over the plan's gaps for ``d`` (weight domination and
+amplification, docs/math.md §3–§4), so the trace–Frobenius bound (docs/math.md §5) is
+
+    r ≥ ⌊t² / (t + Σ_d N_d · F_d⁻²)⌋ + 1,      N_d = number of ordered pairs at distance d.
+
+It depends on the code only through ``t`` and the distance distribution ``N_d``.
+
+Plans (``--chains``):
+
+``paper``
+    gaps of 3, the last one 3–5 (§6.1); needs every distance ≥ 3.
+``direct``
+    one jump per pair (factor ``μ_d``).
+``best``
+    for each distance the split that maximizes ``F_d`` (:func:`certify.lemmas.amplification.best_split`,
+    an exact longest-path DP over overlap levels), ties broken towards fewer jumps and
+    then towards intermediate levels where a codeword's complement can be the key
+    (shared jumps, smaller family). Since keys exist at every level (interpolated keys),
+    this is the largest factor *any* chain of the pair can have: per pair it is optimal.
+
+:func:`rank_bound_certificate` writes the explicit form (version 1, every input listed)
+for small families and the compact form (version 2, code and plan only;
+:mod:`certify.certificates.compact`) for large ones.
+
+>>> from codes import load_code
+>>> code = load_code("hadamard24")
+>>> plan = make_plan(code, "best")
+>>> plan.to_json()
+[{'distance': 6, 'gaps': [6]}, {'distance': 12, 'gaps': [4, 4, 4]}]
+>>> b = code_bound(code, plan)
+>>> b.sum_inverse_squares, b.ratio, b.rank_at_least
+(Fraction(1476646, 18225), Fraction(419175, 25163), 17)
+>>> make_plan(load_code("lexicode:8:4:2"), "paper")
+Traceback (most recent call last):
+...
+certify.certificates.producer.CertificateBuildError: plan 'paper' cannot bridge directed distance 2: the paper plan needs an overlap rise of at least 3, not 2
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+from witnesses import WitnessError
+from witnesses.plans import GapPlan, build_planned_family, direct_gaps, paper_gaps, planned_counts
+
+from ..exact import exact
+from ..lemmas.amplification import best_split, chain_factor
+from ..lemmas.domination import HALF, domination_factor
+from .producer import CertificateBuildError, build_certificate
+
+__all__ = [
+    "PLAN_NAMES",
+    "EXPLICIT_MAX_INPUTS",
+    "CodeBound",
+    "make_plan",
+    "plan_factors",
+    "code_bound",
+    "rank_bound_certificate",
+    "parse_error",
+    "describe",
+]
+
+PLAN_NAMES = ("best", "paper", "direct")
+
+#: ``form="auto"`` writes the explicit version-1 form up to this many inputs (≈ 10 MB at m = 24).
+EXPLICIT_MAX_INPUTS = 50_000
+
+
+def make_plan(code, name: str = "best", length: int = 3, error=HALF, distances: Iterable[int] | None = None) -> GapPlan:
+    """The gap plan ``name`` for the distances that occur in ``code`` (or the given ``distances``).
+
+    Raises
+    ------
+    CertificateBuildError
+        On an unknown plan name, a pair at directed distance 0 (one word inside another),
+        or a distance the plan cannot bridge with factors ``μ ≥ 1``.
+    """
+    eps = exact(error, "error")
+    if name not in PLAN_NAMES:
+        raise CertificateBuildError(f"unknown chain plan {name!r}; choose one of: {', '.join(PLAN_NAMES)}")
+    distances = set(code.distance_counts if distances is None else distances)
+    if 0 in distances:
+        raise CertificateBuildError("some word lies inside another (directed distance 0): no chain can bridge that pair")
+    rules = {
+        "paper": paper_gaps,
+        "direct": direct_gaps,
+        "best": lambda d: best_split(d, length, eps, prefer=distances)[1],
+    }
+    entries = []
+    for d in sorted(distances):
+        try:
+            gaps = tuple(rules[name](d))
+        except (ValueError, WitnessError) as exc:
+            raise CertificateBuildError(f"plan {name!r} cannot bridge directed distance {d}: {exc}") from None
+        entries.append((d, gaps))
+    plan = GapPlan(name, tuple(entries))
+    plan_factors(plan, length, eps)  # refuses gaps with μ < 1
+    return plan
+
+
+def plan_factors(plan: GapPlan, length: int = 3, error=HALF) -> dict[int, Fraction]:
+    """``{d: F_d}``, ``F_d = Π μ_g`` over the gaps for ``d`` (A.2; docs/math.md §3–§4).
+
+    Raises
+    ------
+    CertificateBuildError
+        If some gap has ``μ_g < 1`` at this length and error.
+    """
+    eps = exact(error, "error")
+    out = {}
+    for d, gaps in plan.entries:
+        mus = [domination_factor(g, length, eps) for g in gaps]
+        weak = [g for g, mu in zip(gaps, mus) if mu < 1]
+        if weak:
+            raise CertificateBuildError(
+                f"plan {plan.name!r}: distance {d} uses gap {weak[0]}, where μ = (n−2)(d−2ε)/(2ε) < 1 "
+                f"at n = {length}, ε = {eps}"
+            )
+        out[d] = chain_factor(mus)
+    return out
+
+
+@dataclass(frozen=True)
+class CodeBound:
+    """``t``, the pairs per distance, the chain factors and the trace–Frobenius arithmetic (docs/math.md §5)."""
+
+    t: int
+    pairs: dict[int, int]
+    factors: dict[int, Fraction]
+    sum_inverse_squares: Fraction
+    ratio: Fraction
+    rank_at_least: int
+
+    @property
+    def frobenius_squared_below(self) -> Fraction:
+        """``t + Σ F⁻²``."""
+        return self.t + self.sum_inverse_squares
+
+
+def code_bound(code, plan: GapPlan, length: int = 3, error=HALF, pairs: Mapping[int, int] | None = None) -> CodeBound:
+    """The certified bound of ``code`` under ``plan``, from its distance distribution (exact).
+
+    ``pairs`` (distance → ordered pairs) defaults to ``code.distance_counts``.
+
+    Raises
+    ------
+    CertificateBuildError
+        If ``t < 2`` (the bound is strict only for two or more words), or a distance
+        of the code has no plan entry.
+    """
+    t = code.size
+    if t < 2:
+        raise CertificateBuildError(f"the trace–Frobenius bound needs at least two words, not {t}")
+    pairs = dict(code.distance_counts if pairs is None else pairs)
+    factors = plan_factors(plan, length, error)
+    missing = sorted(set(pairs) - set(factors))
+    if missing:
+        raise CertificateBuildError(f"plan {plan.name!r} has no entry for directed distance {missing[0]}")
+    sigma = sum((Fraction(c) / (factors[d] * factors[d]) for d, c in pairs.items()), Fraction(0))
+    ratio = Fraction(t * t) / (t + sigma)
+    return CodeBound(t, pairs, {d: factors[d] for d in sorted(pairs)}, sigma, ratio, ratio.numerator // ratio.denominator + 1)
+
+
+def rank_bound_certificate(
+    code, plan: GapPlan, length: int = 3, error=HALF, form: str = "auto",
+    rank_at_least: int | None = None, note: str | None = None, bound: CodeBound | None = None,
+) -> dict[str, Any]:
+    """The certificate of ``code`` under ``plan``: explicit (version 1) or compact (version 2).
+
+    Parameters
+    ----------
+    form : {"auto", "explicit", "compact"}
+        ``auto``: explicit when the code has one weight and the family has at most
+        :data:`EXPLICIT_MAX_INPUTS` inputs, else compact. Version 1 requires one weight.
+    bound : CodeBound, optional
+        :func:`code_bound` of the same code, plan, length and error, if already computed.
+
+    Raises
+    ------
+    CertificateBuildError
+        On an unknown form, an explicit form for words of different weights, a plan
+        that cannot bridge some pair, or a claim above what the data prove.
+    """
+    if form not in ("auto", "explicit", "compact"):
+        raise CertificateBuildError(f"unknown certificate form {form!r}; choose auto, explicit or compact")
+    if bound is None:
+        bound = code_bound(code, plan, length, error)  # validates the plan against the code first
+    if form == "auto":
+        small = code.weight is not None and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS
+        form = "explicit" if small else "compact"
+    if form == "compact":
+        from .compact import build_compact_certificate
+
+        return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound))
+    if code.weight is None:
+        raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
+    try:
+        family = build_planned_family(code, plan, length)
+    except WitnessError as exc:
+        raise CertificateBuildError(str(exc)) from None
+    cert = build_certificate(family, exact(error, "error"), rank_at_least)
+    if cert["arithmetic"]["rank_at_least"] != bound.rank_at_least:
+        raise AssertionError(f"explicit family proves r ≥ {cert['arithmetic']['rank_at_least']}, distance count says {bound.rank_at_least}")
+    return _spellable(cert)
+
+
+def _spellable(cert: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a certificate whose rationals the format cannot spell (at most ``MAX_RATIONAL_CHARS``).
+
+    Σ F⁻² over many distinct factors has a denominator like the lcm of their squares:
+    a code with hundreds of distances can need more digits than the format allows.
+    """
+    from ..check import MAX_RATIONAL_CHARS
+
+    values = list(cert["arithmetic"].values())
+    values += [e["factor"] for e in cert.get("plan", {}).get("entries", [])]
+    values += [c["factor"] for c in cert.get("chains", [])] + [j["factor"] for j in cert.get("jumps", [])]
+    long = [v for v in values if isinstance(v, str) and len(v) > MAX_RATIONAL_CHARS]
+    if long:
+        raise CertificateBuildError(
+            f"a rational of the certificate needs {max(map(len, long)):,} characters; the format allows "
+            f"{MAX_RATIONAL_CHARS} (too many distinct chain factors: try --chains direct or fewer distances)")
+    return cert
+
+
+def parse_error(text: str) -> Fraction:
+    """``ε`` from an option: ``"p/q"``, an integer or a finite decimal, exactly; at most 40 characters.
+
+    >>> parse_error("1/2"), parse_error("0.25")
+    (Fraction(1, 2), Fraction(1, 4))
+    >>> parse_error("1e-3")
+    Traceback (most recent call last):
+    ...
+    ValueError: --error-below must be a positive rational p/q or decimal (at most 40 characters), not '1e-3'
+    """
+    import re
+
+    if not isinstance(text, str) or len(text) > 40 or not re.fullmatch(r"[0-9]+(\.[0-9]+)?(/[0-9]+)?", text):
+        raise ValueError(f"--error-below must be a positive rational p/q or decimal (at most 40 characters), not {text!r}")
+    num, _, den = text.partition("/")
+    if den and int(den) == 0:
+        raise ValueError(f"--error-below {text}: zero denominator")
+    value = Fraction(num) / (Fraction(den) if den else 1)
+    if value <= 0:
+        raise ValueError(f"--error-below must be positive, not {text}")
+    return value
+
+
+def describe(cert: dict[str, Any], code, plan: GapPlan, bound: CodeBound) -> list[str]:
+    """Lines a person can read: claim, code, plan (gaps and factor per distance), family, arithmetic.
+
+    Reads the producer's numbers (``bound``); the independent checker recomputes them.
+    """
+    from ..check import show_number
+
+    claim = cert["claim"]
+    if cert["version"] == 1:
+        n_jumps, n_inputs, form = len(cert["jumps"]), len(cert["family"]["inputs"]), "explicit, format version 1"
+    else:
+        n_jumps, n_inputs, form = cert["family"]["jumps"], cert["family"]["inputs"], "compact, format version 2: generated by the checker"
+    weights = code.weights if hasattr(code, "weights") else {code.weight: code.size}
+    wtext = (f"weight {code.weight}" if code.weight is not None
+             else "weights " + ", ".join(f"{w}×{c:,}" for w, c in sorted(weights.items())))
+    t, ratio = bound.t, bound.ratio
+    approx = f" ≈ {ratio.numerator / ratio.denominator:.4f}" if ratio.denominator != 1 else ""
+    lines = [
+        f"claim       r ≥ {claim['rank_at_least']} for one normalized nonnegative kernel-attention head on "
+        f"{claim['m']}-bit tokens,",
+        f"            error < {claim['error_below']} on every input of the family, exact length {claim['length']}",
+        f"code        {t:,} words, length {code.length}, {wtext}, directed distances "
+        + ", ".join(f"{d}×{c:,}" for d, c in sorted(bound.pairs.items())),
+        f"            made from: {code.description or 'unspecified'}",
+        f"plan        '{plan.name}', intermediate keys codewords-first:",
+    ]
+    for d, gaps in plan.entries:
+        lines.append(f"            distance {d}: gaps {'+'.join(map(str, gaps))} → F = {show_number(bound.factors[d])}"
+                     f"  ({bound.pairs[d]:,} ordered pairs)")
+    lines += [
+        f"family      {n_inputs:,} inputs of length {claim['length']}, {n_jumps:,} jumps ({form})",
+        f"arithmetic  ‖C‖_F² < t + Σ F⁻² = {t:,} + {show_number(bound.sum_inverse_squares)} = "
+        f"{show_number(bound.frobenius_squared_below)}",
+        f"            t² / ‖C‖_F² > {t * t:,} / ({show_number(bound.frobenius_squared_below)}) = {show_number(ratio)}{approx}"
+        f"  ⇒  rank(C) > {ratio.numerator // ratio.denominator}  ⇒  r ≥ {bound.rank_at_least}",
+    ]
+    return lines

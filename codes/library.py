@@ -1,0 +1,218 @@
+"""Named codes and code files: what ``certify rank-bound --code`` and ``certify search`` accept.
+
+A code is given by name or by a file (docs/math.md §5–§6):
+
+``rank-nine``
+    The fixed rank-nine code: rows 1–15 of the normalized Paley Hadamard matrix of
+    order 24 (15 words, length 24, weight 12, every pair at directed distance 6).
+``hadamard24``
+    All 23 non-first rows of that matrix and their complements (46 words; directed
+    distance 6 between words that are not complements, 12 between complements).
+``golay24``
+    The 2,576 dodecads of the extended binary Golay code (:mod:`codes.golay`).
+``lexicode:M:W:D``
+    The greedy (colex-order) constant-weight code of length ``M``, weight ``W`` and
+    minimum directed distance ``D`` (:func:`codes.greedy_code`, uncapped, so maximal).
+    The scan visits all ``C(M, W)`` words: refused above :data:`MAX_LEXICODE_SCAN`.
+``hadamard:ORDER[:T]``, ``greedy:M:Δ[:T]``
+    The specifications of :func:`codes.named.code_from_spec` (the other commands'
+    code names), accepted here too.
+a path
+    A text file with one 0/1 word per line (character ``k`` = coordinate ``k``); blank
+    lines and lines starting with ``#`` are ignored. All words have one length; their
+    weights may differ. At most :data:`MAX_CODE_FILE_BYTES` bytes and
+    :data:`MAX_CODE_WORDS` words.
+
+Every built-in is checked where it is built (:data:`BUILTIN_FACTS` lists size, length,
+weight and directed-distance distribution; ``tests/test_library.py`` recomputes them).
+
+>>> code = load_code("hadamard24")
+>>> code.size, code.weight, sorted(code.distance_counts.items())
+(46, 12, [(6, 2024), (12, 46)])
+>>> load_code("lexicode:8:4:2").size
+14
+>>> load_code("lexicode:8:4")
+Traceback (most recent call last):
+...
+codes.library.CodeSpecError: code 'lexicode:8:4': expected lexicode:M:W:D with three integers
+"""
+from __future__ import annotations
+
+import os
+from math import comb
+
+from .binary import BinaryCode
+from .constant_weight import CodeError, ConstantWeightCode, greedy_code
+from .golay import golay_dodecads
+from .hadamard import hadamard_code, rank_nine_code
+
+__all__ = [
+    "CodeSpecError",
+    "BUILTIN_FACTS",
+    "MAX_LEXICODE_SCAN",
+    "MAX_CODE_FILE_BYTES",
+    "MAX_CODE_WORDS",
+    "MAX_CODE_LENGTH",
+    "builtin_names",
+    "lexicode",
+    "read_code_file",
+    "load_code",
+    "code_name",
+]
+
+#: ``C(M, W)`` above this is refused for ``lexicode:M:W:D`` (the greedy scan visits every word;
+#: ``C(24, 12) = 2,704,156`` takes seconds to half a minute, depending on ``D``).
+MAX_LEXICODE_SCAN = 3_000_000
+#: Code files: at most this many bytes, words and coordinates.
+MAX_CODE_FILE_BYTES = 16 * 2**20
+MAX_CODE_WORDS = 20_000
+MAX_CODE_LENGTH = 4096
+
+#: name → (size, length, weight, {directed distance: number of ordered pairs}).
+BUILTIN_FACTS: dict[str, tuple[int, int, int, dict[int, int]]] = {
+    "rank-nine": (15, 24, 12, {6: 210}),
+    "hadamard24": (46, 24, 12, {6: 2024, 12: 46}),
+    "golay24": (2576, 24, 12, {4: 2576 * 495, 6: 2576 * 1584, 8: 2576 * 495, 12: 2576}),
+}
+
+_BUILDERS = {"rank-nine": rank_nine_code, "hadamard24": lambda: hadamard_code(24), "golay24": golay_dodecads}
+
+
+class CodeSpecError(CodeError):
+    """A code name, lexicode parameter or code file is unknown, out of range or malformed."""
+
+
+def builtin_names() -> tuple[str, ...]:
+    """The built-in code names (``lexicode:M:W:D`` is a family, not listed)."""
+    return tuple(_BUILDERS)
+
+
+def lexicode(M: int, W: int, D: int) -> ConstantWeightCode:
+    """The greedy colex constant-weight code ``lexicode:M:W:D`` (maximal; docs/math.md §7 "Packing").
+
+    Raises
+    ------
+    CodeSpecError
+        Unless ``2 ≤ M ≤ 64``, ``1 ≤ W < M``, ``1 ≤ D ≤ min(W, M − W)`` and
+        ``C(M, W) ≤ MAX_LEXICODE_SCAN``.
+    """
+    spec = f"lexicode:{M}:{W}:{D}"
+    if not 2 <= M <= 64:
+        raise CodeSpecError(f"code {spec!r}: length M must be in [2, 64], not {M}")
+    if not 1 <= W < M:
+        raise CodeSpecError(f"code {spec!r}: weight W must be in [1, {M - 1}], not {W}")
+    if not 1 <= D <= min(W, M - W):
+        raise CodeSpecError(f"code {spec!r}: distance D must be in [1, {min(W, M - W)}], not {D}")
+    if comb(M, W) > MAX_LEXICODE_SCAN:
+        raise CodeSpecError(
+            f"code {spec!r}: the greedy scan would visit C({M}, {W}) = {comb(M, W):,} words; "
+            f"at most {MAX_LEXICODE_SCAN:,} (use a code file, or certify search)"
+        )
+    code = greedy_code(M, W, D)
+    return ConstantWeightCode(M, W, code.words, f"lexicode {M}:{W}:{D} (greedy colex code, maximal)")
+
+
+def read_code_file(path: str | os.PathLike) -> BinaryCode | ConstantWeightCode:
+    """Read one 0/1 word per line (``#`` comments and blank lines skipped).
+
+    Returns a :class:`ConstantWeightCode` when all words have one weight, else a
+    :class:`BinaryCode`.
+
+    Raises
+    ------
+    CodeSpecError
+        Unreadable or oversized file, a bad character, words of different lengths,
+        a repeated word, or fewer than two words — each naming the line.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CODE_FILE_BYTES + 1)
+    except OSError as exc:
+        raise CodeSpecError(f"code file {path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_CODE_FILE_BYTES:
+        raise CodeSpecError(f"code file {path}: larger than {MAX_CODE_FILE_BYTES:,} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CodeSpecError(f"code file {path}: not UTF-8 text (byte {exc.start})") from None
+    words: list[int] = []
+    first_line: dict[int, int] = {}
+    m = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"code file {path}, line {lineno}"
+        if m is None:
+            m = len(line)
+            if not 1 <= m <= MAX_CODE_LENGTH:
+                raise CodeSpecError(f"{where}: word length {m}; allowed 1 to {MAX_CODE_LENGTH}")
+        if len(line) != m:
+            raise CodeSpecError(f"{where}: word has length {len(line)}, the first word has {m}")
+        bad = line.strip("01")
+        if bad:
+            k = next(i for i, ch in enumerate(line) if ch not in "01")
+            raise CodeSpecError(f"{where}: character {k + 1} is {line[k]!r}; words use only '0' and '1'")
+        x = int(line[::-1], 2)
+        if x in first_line:
+            raise CodeSpecError(f"{where}: repeats the word on line {first_line[x]}")
+        first_line[x] = lineno
+        words.append(x)
+        if len(words) > MAX_CODE_WORDS:
+            raise CodeSpecError(f"{where}: more than {MAX_CODE_WORDS:,} words")
+    if len(words) < 2:
+        raise CodeSpecError(f"code file {path}: {len(words)} word(s); the rank bound needs at least two")
+    desc = f"code file {os.path.basename(path)}"
+    weights = {x.bit_count() for x in words}
+    if len(weights) == 1:
+        return ConstantWeightCode(m, weights.pop(), tuple(words), desc)
+    return BinaryCode(m, tuple(words), desc)
+
+
+def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
+    """A built-in code by name, ``lexicode:M:W:D``, or a code file (see the module docstring).
+
+    Raises
+    ------
+    CodeSpecError
+        Naming the spec and what is wrong with it.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise CodeSpecError(f"code must be a name or a path, not {spec!r}")
+    if spec in _BUILDERS:
+        code = _BUILDERS[spec]()
+        size, length, weight, dist = BUILTIN_FACTS[spec]
+        if (code.size, code.length, code.weight) != (size, length, weight):
+            raise AssertionError(f"built-in {spec} has parameters {(code.size, code.length, code.weight)}")
+        return code
+    if spec.startswith(("hadamard:", "greedy:")):  # the specifications of codes.named (issue 9)
+        from .named import code_from_spec
+
+        try:
+            return code_from_spec(spec)
+        except CodeError as exc:
+            raise CodeSpecError(str(exc)) from None
+    if spec.startswith("lexicode:"):
+        parts = spec.split(":")[1:]
+        try:
+            M, W, D = (int(p) for p in parts)
+        except ValueError:
+            raise CodeSpecError(f"code {spec!r}: expected lexicode:M:W:D with three integers") from None
+        return lexicode(M, W, D)
+    if not os.path.exists(spec):
+        raise CodeSpecError(
+            f"code {spec!r} is neither a built-in ({', '.join(_BUILDERS)}, lexicode:M:W:D, hadamard:ORDER[:T], "
+            "greedy:M:Δ[:T]) nor an existing file"
+        )
+    return read_code_file(spec)
+
+
+def code_name(spec: str) -> str:
+    """A short name for output files: the built-in name, ``lexicode-M-W-D``, or the file's stem."""
+    if spec in _BUILDERS:
+        return spec
+    if spec.startswith("lexicode:"):
+        return spec.replace(":", "-")
+    stem = os.path.splitext(os.path.basename(spec))[0]
+    return stem or "code"

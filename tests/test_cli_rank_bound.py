@@ -1,0 +1,97 @@
+"""The CLI of issue 10: rank-bound, search, verify --expand, check-kernel --family with a compact certificate."""
+import json
+
+import pytest
+
+from conftest import ROOT, assert_one_line_error, run_cli
+
+
+def test_rank_bound_hadamard24_explicit(tmp_path):
+    out = tmp_path / "h.json"
+    proc = run_cli("rank-bound", "--code", "hadamard24", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "r ≥ 17" in proc.stdout and "version 1" in proc.stdout
+    assert "distance 12: gaps 4+4+4 → F = 27  (46 ordered pairs)" in proc.stdout
+    assert json.loads(out.read_text())["version"] == 1
+
+
+def test_rank_bound_compact_json_and_verify_expand(tmp_path):
+    out = tmp_path / "r9.json"
+    proc = run_cli("rank-bound", "--code", "rank-nine", "--chains", "paper", "--form", "compact", "--out", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["version"] == 2 and summary["claim"]["rank_at_least"] == 9 and summary["counts"]["inputs"] == 855
+    fam = tmp_path / "fam.json"
+    proc = run_cli("verify", str(out), "--expand", str(fam))
+    assert proc.returncode == 0 and "855 inputs written" in proc.stdout
+    inputs = json.loads(fam.read_text())["family"]["inputs"]
+    explicit = json.loads((ROOT / "tests" / "certificates" / "valid" / "rank_nine_paper.json").read_text())
+    assert inputs == explicit["family"]["inputs"]
+
+
+def test_check_kernel_accepts_a_compact_family(tmp_path):
+    out = tmp_path / "r9.json"
+    assert run_cli("rank-bound", "--code", "rank-nine", "--form", "compact", "--out", str(out)).returncode == 0
+    proc = run_cli("check-kernel", str(ROOT / "docs" / "examples" / "rank15_solves.npz"), "--family", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "r ≥ 10: 435 inputs" in proc.stdout
+
+
+def test_rank_bound_from_a_code_file_with_unequal_weights(tmp_path):
+    code = tmp_path / "mixed.txt"
+    code.write_text("0000011111\n1111100000\n0011100011\n1100011100\n1100100111\n")
+    out = tmp_path / "mixed.cert.json"
+    proc = run_cli("rank-bound", "--code", str(code), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "weights 5×4, 6×1" in proc.stdout and "version 2" in proc.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--code", "nope"], "neither a built-in"),
+    (["--code", "rank-nine", "--error-below", "0.5e0"], "--error-below"),
+    (["--code", "rank-nine", "--error-below", "0"], "--error-below"),
+    (["--code", "lexicode:8:4:2", "--chains", "paper"], "cannot bridge directed distance 2"),
+    (["--code", "lexicode:8:4:2", "--form", "explicit", "--error-below", "1"], "no split of an overlap rise of 2"),
+    (["--code", "rank-nine", "--length", "2"], "--length"),
+    (["--code", "rank-nine", "--out", "/nonexistent/dir/x.json"], "cannot write"),
+])
+def test_rank_bound_bad_input_is_one_line_exit_2(tmp_path, args, needle):
+    proc = run_cli("rank-bound", *args, cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert needle in proc.stderr
+
+
+def test_search_writes_a_verified_certificate(tmp_path):
+    out = tmp_path / "s.json"
+    proc = run_cli("search", "--m", "10", "--time-limit", "2", "--out", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["verified"] and summary["claim"]["m"] == 10 and summary["claim"]["rank_at_least"] >= 3
+    assert summary["how"].startswith("seed ")
+    assert run_cli("verify", str(out), "--quiet").returncode == 0
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--m", "3"], "--m"), (["--m", "10", "--time-limit", "0"], "--time-limit"),
+    (["--m", "10", "--error-below", "x"], "--error-below"),
+])
+def test_search_bad_input(tmp_path, args, needle):
+    proc = run_cli("search", *args, cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert needle in proc.stderr
+
+
+def test_rank_bound_refuses_a_code_beyond_the_checker_limits_before_the_work(tmp_path):
+    import random
+
+    from certify.check import MAX_COMPACT_WORDS
+
+    rng = random.Random(0)
+    words = set()
+    while len(words) <= MAX_COMPACT_WORDS:
+        words.add("".join(rng.choice("01") for _ in range(40)))
+    path = tmp_path / "big.txt"
+    path.write_text("\n".join(sorted(words)) + "\n")
+    proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert "at most 16,384" in proc.stderr

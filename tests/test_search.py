@@ -1,0 +1,90 @@
+"""Code search (certify/search/codes.py): seeds, exact local search, certificates of what it finds."""
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certify.check import check
+from certify.search.codes import (
+    LocalSearch,
+    SearchError,
+    exact_pairs,
+    exact_ratio,
+    factor_table,
+    result_certificate,
+    search,
+    seed_codes,
+)
+from codes import colex_words, distance_counts, hadamard_code
+
+
+def test_factor_table_is_the_best_split_per_distance():
+    F = factor_table(12)
+    assert F[0] is None and F[1] is None  # no chain for d = 0, and gap 1 gives μ = 0 at n = 3, ε = 1/2
+    assert F[2:13] == [1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27]
+    assert factor_table(4, length=4)[1] is None and factor_table(4, length=5, error=Fraction(1, 4))[1] == 3
+
+
+@given(st.sets(st.integers(0, 2**10 - 1), min_size=2, max_size=20))
+def test_exact_pairs_are_the_distance_counts(words):
+    assert exact_pairs(sorted(words), 10) == distance_counts(sorted(words))
+
+
+def test_seeds_have_length_m_and_include_the_known_codes():
+    seeds = {s.name: s.code for s in seed_codes(24, deadline=0)}
+    assert {"golay24", "hadamard24", "rank-nine"} <= set(seeds)
+    assert all(c.length == 24 for c in seeds.values())
+    padded = {s.name: s.code for s in seed_codes(26, deadline=0)}
+    assert padded["golay24"].words == seeds["golay24"].words and padded["golay24"].length == 26
+    assert "RM(2,5) weight 12 shortened to 26" in padded
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32))
+def test_local_search_keeps_sigma_exact_through_any_moves(seed):
+    rng = random.Random(seed)
+    m = 10
+    F = factor_table(m)
+    pool = list(colex_words(m, 5))
+    ls = LocalSearch(pool, m, F, cap=30)
+    members: set[int] = set()
+    for _ in range(12):
+        i = rng.randrange(len(pool))
+        if i not in members and ls.conflicts[i] == 0:
+            ls.toggle(i, ls.delta(i))
+            members.add(i)
+        elif i in members:
+            ls.toggle(i, ls.delta(i))
+            members.discard(i)
+    words = [pool[i] for i in sorted(members)]
+    assert ls.t == len(words)
+    if len(words) >= 2:
+        assert ls.ratio() == exact_ratio(words, m, F)
+
+
+@pytest.mark.parametrize("m", [8, 12])
+def test_search_result_is_exact_at_least_the_best_seed_and_certifies(m):
+    result = search(m, time_limit=2, seed=1)
+    F = factor_table(m)
+    assert result.ratio == exact_ratio(result.code.words, m, F)
+    best_seed = max(r for _, _, r in result.seeds if r is not None)
+    assert result.ratio >= best_seed
+    cert, plan, bound = result_certificate(result)
+    assert check(cert).proved == result.rank_at_least == bound.rank_at_least
+    assert result.how().startswith("seed ")
+
+
+def test_search_at_12_finds_at_least_the_hadamard_bound():
+    result = search(12, time_limit=2)
+    assert result.ratio >= exact_ratio(hadamard_code(12).words, 12, factor_table(12)) == Fraction(550, 151)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"m": 3}, "--m must be in"), ({"m": 65}, "--m must be in"),
+    ({"m": 8, "length": 2}, "--length"), ({"m": 8, "time_limit": 0}, "--time-limit"),
+])
+def test_bad_parameters(kw, match):
+    with pytest.raises(SearchError, match=match):
+        search(**kw)
