@@ -506,22 +506,24 @@ def _index(v: Any, where: str, size: int, what: str) -> int:
     return i
 
 
-def _parse(doc: dict[str, Any]) -> dict[str, Any]:
-    """Check the whole document's shape; return it with tokens and rationals decoded."""
-    _obj(doc, "document", ("format", "version", "claim", "code", "family", "jumps", "chains", "arithmetic", "sha256"), ("producer",))
-    if doc["format"] != FORMAT:
-        _malformed("format", f"expected {FORMAT!r}, got {_kind(doc['format'])}")
-    if doc["version"] != VERSION or isinstance(doc["version"], bool):
-        _malformed("version", f"this checker reads versions {VERSION} and {COMPACT_VERSION}, got {_kind(doc['version'])}")
+def _parse_head(doc: dict[str, Any], keys: tuple[str, ...], fmt: str, versions: tuple[int, ...], read: str,
+                claim_keys: tuple[str, ...] = ()) -> tuple[dict, int, int, Fraction]:
+    """The parts every kind shares (step ``format``): document keys, format, version, hash, producer, claim.
+
+    Returns ``(claim, m, n, ε)``; kind-specific claim keys (``claim_keys``) are left to the caller.
+    """
+    _obj(doc, "document", keys + ("format", "version", "claim", "arithmetic", "sha256"), ("producer",))
+    if doc["format"] != fmt:
+        _malformed("format", f"expected {fmt!r}, got {_kind(doc['format'])}")
+    if doc["version"] not in versions or isinstance(doc["version"], bool):
+        _malformed("version", f"this checker reads {read}, got {_kind(doc['version'])}")
     _str(doc["sha256"], "sha256", 64)
     if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
         _malformed("sha256", "expected 64 lowercase hexadecimal digits")
     if "producer" in doc:
-        prod = _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note"))
-        for key, value in prod.items():
+        for key, value in _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note")).items():
             _str(value, f"producer.{key}")
-
-    claim = _obj(doc["claim"], "claim", ("model", "m", "length", "error_below", "rank_at_least"))
+    claim = _obj(doc["claim"], "claim", ("model", "m", "length", "error_below", "rank_at_least") + claim_keys)
     if claim["model"] != MODEL:
         _malformed("claim.model", f"expected {MODEL!r}, got {_kind(claim['model'])}")
     m = _int(claim["m"], "claim.m", 1, MAX_TOKEN_BITS)
@@ -530,17 +532,31 @@ def _parse(doc: dict[str, Any]) -> dict[str, Any]:
     if eps <= 0:
         _malformed("claim.error_below", f"must be positive, got {claim['error_below']}")
     _int(claim["rank_at_least"], "claim.rank_at_least", 1)
+    return claim, m, n, eps
 
+
+def _parse_arithmetic(doc: dict[str, Any]) -> dict[str, Any]:
+    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
+    return {name: (_int(ar[name], f"arithmetic.{name}") if name in ("t", "rank_at_least")
+                   else parse_rational(ar[name], f"arithmetic.{name}")) for name in ar}
+
+
+def _parse_listed(doc: dict[str, Any], m: int, M: int, n_witnesses: int, length_note: str = "") -> dict[str, Any]:
+    """Code, family, jumps and chains as the file lists them (versions 1 and the unique-minimizer kind).
+
+    Family tokens have ``m`` bits; code words and jump tokens ``M`` (``M = m`` for rank
+    certificates); each jump names ``n_witnesses`` inputs.
+    """
     code = _obj(doc["code"], "code", ("length", "weight", "min_directed_distance", "words"))
-    if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != m:
-        _malformed("code.length", f"{code['length']} differs from claim.m = {m}")
-    _int(code["weight"], "code.weight", 0, m)
-    _int(code["min_directed_distance"], "code.min_directed_distance", 0, m)
-    words = [_token(w, f"code.words[{i}]", m) for i, w in enumerate(_list(code["words"], "code.words", 1))]
+    if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != M:
+        _malformed("code.length", f"{code['length']} differs from claim.m{length_note} = {M}"
+                   + (" (two type bits precede each word)" if length_note else ""))
+    _int(code["weight"], "code.weight", 0, M)
+    _int(code["min_directed_distance"], "code.min_directed_distance", 0, M)
+    words = [_token(w, f"code.words[{i}]", M) for i, w in enumerate(_list(code["words"], "code.words", 1))]
 
-    fam = _obj(doc["family"], "family", ("inputs",))
     inputs = []
-    for i, x in enumerate(_list(fam["inputs"], "family.inputs", 1)):
+    for i, x in enumerate(_list(_obj(doc["family"], "family", ("inputs",))["inputs"], "family.inputs", 1)):
         where = f"family.inputs[{i}]"
         _obj(x, where, ("tokens", "query", "target"))
         toks = tuple(_token(s, f"{where}.tokens[{k}]", m) for k, s in enumerate(_list(x["tokens"], f"{where}.tokens", 1, 10**6)))
@@ -553,35 +569,21 @@ def _parse(doc: dict[str, Any]) -> dict[str, Any]:
     for j, jp in enumerate(_list(doc["jumps"], "jumps", 1)):
         where = f"jumps[{j}]"
         _obj(jp, where, ("x", "y", "z", "overlaps", "factor", "witnesses"))
-        x, y, z = (_token(jp[k], f"{where}.{k}", m) for k in "xyz")
-        ov = _list(jp["overlaps"], f"{where}.overlaps", 2, 2)
-        ov = tuple(_int(v, f"{where}.overlaps[{k}]", 0, m) for k, v in enumerate(ov))
-        wit = _list(jp["witnesses"], f"{where}.witnesses", 3, 3)
-        wit = tuple(_index(v, f"{where}.witnesses[{k}]", len(inputs), "inputs") for k, v in enumerate(wit))
+        x, y, z = (_token(jp[k], f"{where}.{k}", M) for k in "xyz")
+        ov = tuple(_int(v, f"{where}.overlaps[{k}]", 0, M) for k, v in enumerate(_list(jp["overlaps"], f"{where}.overlaps", 2, 2)))
+        wit = tuple(_index(v, f"{where}.witnesses[{k}]", len(inputs), "inputs")
+                    for k, v in enumerate(_list(jp["witnesses"], f"{where}.witnesses", n_witnesses, n_witnesses)))
         jumps.append((x, y, z, ov, parse_rational(jp["factor"], f"{where}.factor"), wit))
 
     chains = []
     for c, ch in enumerate(_list(doc["chains"], "chains", 1)):
         where = f"chains[{c}]"
         _obj(ch, where, ("pair", "jumps", "factor"))
-        pair = _list(ch["pair"], f"{where}.pair", 2, 2)
-        pair = tuple(_index(v, f"{where}.pair[{k}]", len(words), "codewords") for k, v in enumerate(pair))
-        ids = _list(ch["jumps"], f"{where}.jumps", 1)
-        ids = tuple(_index(v, f"{where}.jumps[{k}]", len(jumps), "jumps") for k, v in enumerate(ids))
+        pair = tuple(_index(v, f"{where}.pair[{k}]", len(words), "codewords") for k, v in enumerate(_list(ch["pair"], f"{where}.pair", 2, 2)))
+        ids = tuple(_index(v, f"{where}.jumps[{k}]", len(jumps), "jumps") for k, v in enumerate(_list(ch["jumps"], f"{where}.jumps", 1)))
         chains.append((pair, ids, parse_rational(ch["factor"], f"{where}.factor")))
-
-    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
-    arithmetic = {
-        "t": _int(ar["t"], "arithmetic.t"),
-        "sum_inverse_squares": parse_rational(ar["sum_inverse_squares"], "arithmetic.sum_inverse_squares"),
-        "frobenius_squared_below": parse_rational(ar["frobenius_squared_below"], "arithmetic.frobenius_squared_below"),
-        "ratio": parse_rational(ar["ratio"], "arithmetic.ratio"),
-        "rank_at_least": _int(ar["rank_at_least"], "arithmetic.rank_at_least"),
-    }
-    return {
-        "claim": claim, "m": m, "n": n, "eps": eps, "code": code, "words": words,
-        "inputs": inputs, "jumps": jumps, "chains": chains, "arithmetic": arithmetic,
-    }
+    return {"M": M, "code": code, "words": words, "inputs": inputs, "jumps": jumps, "chains": chains,
+            "arithmetic": _parse_arithmetic(doc)}
 
 
 # --------------------------------------------------------------------------- integrity
@@ -645,6 +647,171 @@ def _sum_inverse_squares(factors: dict[Fraction, int]) -> Fraction:
     return total
 
 
+def _check_integrity(doc: dict[str, Any]) -> None:
+    if doc["sha256"] != content_hash(doc):
+        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
+
+
+def _check_words(words: list[Token]) -> int:
+    """Step ``code``: ``t ≥ 2`` distinct words; return ``t``."""
+    t = len(words)
+    if t < 2:
+        _reject("code", "the trace–Frobenius bound needs at least two codewords")
+    first: dict[Token, int] = {}
+    for i, x in enumerate(words):
+        if x in first:
+            _reject("code", f"words[{i}] repeats words[{first[x]}]")
+        first[x] = i
+    return t
+
+
+def _check_code(p: dict[str, Any]) -> int:
+    """Step ``code`` for listed certificates: the chain count before any work quadratic in ``t``, weights, distance."""
+    words, M = p["words"], p["M"]
+    if len(words) >= 2 and len(p["chains"]) != len(words) * (len(words) - 1):
+        t = len(words)
+        _reject("chains", f"{len(p['chains']):,} chains for {t:,} codewords; one per ordered pair needs "
+                f"t(t−1) = {t * (t - 1):,}")
+    w = p["code"]["weight"]
+    for i, x in enumerate(words):
+        if x.bit_count() != w:
+            _reject("code", f"words[{i}] has weight {x.bit_count()}, stated weight {w}")
+    t = _check_words(words)
+    full = (1 << M) - 1
+    dmin = min(_ov(a, full ^ b) for i, a in enumerate(words) for j, b in enumerate(words) if i != j)
+    if dmin != p["code"]["min_directed_distance"]:
+        _reject("code", f"stated min_directed_distance {p['code']['min_directed_distance']}, actual {dmin}")
+    return t
+
+
+def _check_family(p: dict[str, Any], n: int, progress: Progress, extra=None) -> None:
+    """Step ``family`` (docs/math.md §1): exact length ``n``, true targets, no repeats (``extra``: kind-specific)."""
+    seen: dict[tuple, int] = {}
+    for i, (toks, q, target) in enumerate(p["inputs"]):
+        if len(toks) != n:
+            _reject("family", f"inputs[{i}] has {len(toks)} tokens; the claim is about exact length {n}")
+        overlaps = [_ov(toks[q], xj) for xj in toks]
+        if target != min(overlaps):
+            _reject("family", f"inputs[{i}] states target {target}; min_j ⟨x_{q}, x_j⟩ = {min(overlaps)}")
+        if extra is not None:
+            extra(i, toks, target, overlaps)
+        if (toks, q) in seen:
+            _reject("family", f"inputs[{i}] repeats inputs[{seen[(toks, q)]}]")
+        seen[(toks, q)] = i
+        progress.update(i + 1)
+
+
+def _check_jumps(p: dict[str, Any], witnesses, factor_of, progress: Progress) -> None:
+    """Step ``jumps``: overlaps, jump-ness, no repeats, the witnesses the lemma names, the factor it gives.
+
+    ``witnesses(x, y, z, lo, hi)`` lists ``(name, tokens, target)`` of the kind's lemma;
+    ``factor_of(j, gap)`` returns the factor (rejecting gaps that prove nothing).
+    """
+    used_inputs = [False] * len(p["inputs"])
+    jump_seen: dict[tuple, int] = {}
+    done = len(p["inputs"])
+    for j, (x, y, z, ov, factor, wit) in enumerate(p["jumps"]):
+        where = f"jumps[{j}]"
+        lo, hi, self_ov = _ov(x, y), _ov(x, z), _ov(x, x)
+        if ov != (lo, hi):
+            _reject("jumps", f"{where} states overlaps {list(ov)}; actual [⟨x,y⟩, ⟨x,z⟩] = [{lo}, {hi}]")
+        if not lo < hi <= self_ov:
+            _reject("jumps", f"{where} is not a jump: need ⟨x,y⟩ = {lo} < ⟨x,z⟩ = {hi} ≤ ⟨x,x⟩ = {self_ov}")
+        mu = factor_of(where, hi - lo)
+        if (x, y, z) in jump_seen:
+            _reject("jumps", f"{where} repeats jumps[{jump_seen[(x, y, z)]}]")
+        jump_seen[(x, y, z)] = j
+        for (name, toks, target), i in zip(witnesses(x, y, z, lo, hi), wit):
+            got_toks, got_q, got_target = p["inputs"][i]
+            if got_toks != toks or got_q != 0:
+                shown = ", ".join(_bits(v, p["m"]) for v in got_toks[:4]) + (", …" if len(got_toks) > 4 else "")
+                want = ", ".join(_bits(v, p["m"]) for v in toks[:4]) + (", …" if len(toks) > 4 else "")
+                _reject("jumps", f"{where} witness {name} is family.inputs[{i}] = ({shown}; query {got_q}), "
+                        f"expected ({want}; query 0)")
+            if got_target != target:  # targets were recomputed in step family; the lemma needs these
+                raise InternalContradiction("jumps", f"{where} witness {name} has target {got_target}, lemma says {target}")
+            used_inputs[i] = True
+        if factor != mu:
+            _reject("jumps", f"{where} states factor {show_number(factor)}; {p['lemma']} {show_number(mu)}")
+        progress.update(done + j + 1)
+    for i, used in enumerate(used_inputs):
+        if not used:
+            _reject("family", f"inputs[{i}] is not a witness of any jump")
+
+
+def _check_chains(p: dict[str, Any], progress: Progress) -> dict[Fraction, int]:
+    """Step ``chains`` (A.2; docs/math.md §4): one per ordered pair, connected from ``x_{S^c}`` to
+    ``x_{U^c}``, factor = product. Returns chain factor → how many chains have it."""
+    words, M, jumps = p["words"], p["M"], p["jumps"]
+    t, full = len(words), (1 << M) - 1
+    used_jumps = [False] * len(jumps)
+    pairs: set[tuple[int, int]] = set()
+    factors: dict[Fraction, int] = {}
+    done = len(p["inputs"]) + len(jumps)
+    for c, ((s, u), ids, factor) in enumerate(p["chains"]):
+        where = f"chains[{c}] (pair {s}→{u})"
+        if s == u:
+            _reject("chains", f"{where}: a chain joins two different codewords")
+        if (s, u) in pairs:
+            _reject("chains", f"{where}: a second chain for the same ordered pair")
+        key = full ^ words[s]
+        for k, j in enumerate(ids):
+            x, y, z = jumps[j][:3]
+            if x != words[s]:
+                _reject("chains", f"{where}: jumps[{j}] has query {_bits(x, M)}, not codeword {s}")
+            if y != key:
+                _reject("chains", f"{where}: jumps[{j}] starts at key {_bits(y, M)}, expected {_bits(key, M)}"
+                        + (" (the complement of the codeword)" if k == 0 else " (where the previous jump ended)"))
+            key = z
+            used_jumps[j] = True
+        if key != full ^ words[u]:
+            _reject("chains", f"{where}: ends at key {_bits(key, M)}, expected the complement of codeword {u}")
+        num, den = _chain_product([jumps[j][4] for j in ids], where)
+        if factor.numerator * den != factor.denominator * num:
+            _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
+                    f"{show_number(Fraction(num, den))}")
+        pairs.add((s, u))
+        factors[factor] = factors.get(factor, 0) + 1
+        progress.update(done + c + 1)
+    progress.close()
+    # t(t−1) distinct ordered pairs s ≠ u among t words: every pair has its chain.
+    if len(pairs) != t * (t - 1):
+        raise InternalContradiction("chains", f"{len(pairs)} distinct pairs after the count check")
+    for j, used in enumerate(used_jumps):
+        if not used:
+            _reject("jumps", f"jumps[{j}] is not used by any chain")
+    return factors
+
+
+def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], claim: dict[str, Any]) -> tuple[int, Fraction]:
+    """Steps ``arithmetic`` (trace–Frobenius, A.2; docs/math.md §5) and ``claim``: return ``(bound, ratio)``."""
+    sigma = _sum_inverse_squares(factors)
+    frob = t + sigma
+    ratio = Fraction(t * t) / frob
+    bound = ratio.numerator // ratio.denominator + 1
+    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
+        if stated[name] != actual:
+            _reject("arithmetic", f"states {name} = {show_number(stated[name])}; recomputed {show_number(actual)}")
+    if claim["rank_at_least"] > bound:
+        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
+                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
+    return bound, ratio
+
+
+def _check_listed(doc: dict[str, Any], p: dict[str, Any], witnesses, factor_of, family_extra=None,
+                  verified=None) -> Verified:
+    """Steps ``integrity`` to ``claim`` for a certificate that lists its family, jumps and chains."""
+    progress = Progress("checking certificate", total=len(p["inputs"]) + len(p["jumps"]) + len(p["chains"]))
+    _check_integrity(doc)
+    t = _check_code(p)
+    _check_family(p, p["n"], progress, family_extra)
+    _check_jumps(p, witnesses, factor_of, progress)
+    factors = _check_chains(p, progress)
+    bound, ratio = _conclude(t, factors, p["arithmetic"], p["claim"])
+    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(p["jumps"]), "chains": len(p["chains"])}
+    return (verified or Verified)(dict(p["claim"]), bound, ratio, counts)
+
+
 def check(doc: dict[str, Any]) -> Verified:
     """Verify a parsed certificate; raise a ``CertificateError`` subclass on failure.
 
@@ -656,144 +823,20 @@ def check(doc: dict[str, Any]) -> Verified:
         return check_unique_minimizer(doc)
     if isinstance(doc, dict) and doc.get("version") == COMPACT_VERSION and not isinstance(doc.get("version"), bool):
         return _check_compact(doc)
-    p = _parse(doc)
-    m, n, eps, words = p["m"], p["n"], p["eps"], p["words"]
-    full = (1 << m) - 1
-    progress = Progress("checking certificate", total=len(p["inputs"]) + len(p["jumps"]) + len(p["chains"]))
-    done = 0
+    claim, m, n, eps = _parse_head(doc, ("code", "family", "jumps", "chains"), FORMAT, (VERSION,),
+                                   f"versions {VERSION} and {COMPACT_VERSION}")
+    p = dict(_parse_listed(doc, m, m, 3), claim=claim, m=m, n=n, lemma="weight domination gives μ =")
 
-    if doc["sha256"] != content_hash(doc):
-        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
+    def witnesses(x, y, z, lo, hi):  # weight domination (A.2; docs/math.md §3): Y, Z, W at query 0
+        return (("Y", (x,) + (y,) * (n - 1), lo), ("Z", (x,) + (z,) * (n - 1), hi), ("W", (x, y) + (z,) * (n - 2), lo))
 
-    # code (docs/math.md §5): t ≥ 2 distinct words of one weight, stated minimum distance exact.
-    t = len(words)
-    if t < 2:
-        _reject("code", "the trace–Frobenius bound needs at least two codewords")
-    if len(p["chains"]) != t * (t - 1):  # before any work quadratic in t
-        _reject("chains", f"{len(p['chains']):,} chains for {t:,} codewords; one per ordered pair needs "
-                f"t(t−1) = {t * (t - 1):,}")
-    w = p["code"]["weight"]
-    for i, x in enumerate(words):
-        if x.bit_count() != w:
-            _reject("code", f"words[{i}] has weight {x.bit_count()}, stated weight {w}")
-    first: dict[Token, int] = {}
-    for i, x in enumerate(words):
-        if x in first:
-            _reject("code", f"words[{i}] repeats words[{first[x]}]")
-        first[x] = i
-    dmin = min(_ov(a, full ^ b) for i, a in enumerate(words) for j, b in enumerate(words) if i != j)
-    if dmin != p["code"]["min_directed_distance"]:
-        _reject("code", f"stated min_directed_distance {p['code']['min_directed_distance']}, actual {dmin}")
-
-    # family (docs/math.md §1): exact length n, true targets, no repeats.
-    seen: dict[tuple, int] = {}
-    for i, (toks, q, target) in enumerate(p["inputs"]):
-        if len(toks) != n:
-            _reject("family", f"inputs[{i}] has {len(toks)} tokens; the claim is about exact length {n}")
-        actual = min(_ov(toks[q], xj) for xj in toks)
-        if target != actual:
-            _reject("family", f"inputs[{i}] states target {target}; min_j ⟨x_{q}, x_j⟩ = {actual}")
-        key = (toks, q)
-        if key in seen:
-            _reject("family", f"inputs[{i}] repeats inputs[{seen[key]}]")
-        seen[key] = i
-        done += 1
-        progress.update(done)
-
-    # jumps (A.2; docs/math.md §3): overlaps, witnesses, factor.
-    used_inputs = [False] * len(p["inputs"])
-    jump_seen: dict[tuple, int] = {}
-    for j, (x, y, z, ov, factor, wit) in enumerate(p["jumps"]):
-        where = f"jumps[{j}]"
-        lo, hi, self_ov = _ov(x, y), _ov(x, z), _ov(x, x)
-        if ov != (lo, hi):
-            _reject("jumps", f"{where} states overlaps {list(ov)}; actual [⟨x,y⟩, ⟨x,z⟩] = [{lo}, {hi}]")
-        if not lo < hi <= self_ov:
-            _reject("jumps", f"{where} is not a jump: need ⟨x,y⟩ = {lo} < ⟨x,z⟩ = {hi} ≤ ⟨x,x⟩ = {self_ov}")
-        if (x, y, z) in jump_seen:
-            _reject("jumps", f"{where} repeats jumps[{jump_seen[(x, y, z)]}]")
-        jump_seen[(x, y, z)] = j
-        expected = (
-            ("Y", (x,) + (y,) * (n - 1), lo),
-            ("Z", (x,) + (z,) * (n - 1), hi),
-            ("W", (x, y) + (z,) * (n - 2), lo),
-        )
-        for (name, toks, target), i in zip(expected, wit):
-            got_toks, got_q, got_target = p["inputs"][i]
-            if got_toks != toks or got_q != 0:
-                shown = ", ".join(_bits(v, m) for v in got_toks[:4]) + (", …" if len(got_toks) > 4 else "")
-                want = ", ".join(_bits(v, m) for v in toks[:4]) + (", …" if len(toks) > 4 else "")
-                _reject("jumps", f"{where} witness {name} is family.inputs[{i}] = ({shown}; query {got_q}), "
-                        f"expected ({want}; query 0)")
-            if got_target != target:  # targets were recomputed above; the lemma needs t, u, t
-                raise InternalContradiction("jumps", f"{where} witness {name} has target {got_target}, lemma says {target}")
-            used_inputs[i] = True
-        mu = _mu(n, hi - lo, eps)
+    def factor_of(where, gap):
+        mu = _mu(n, gap, eps)
         if mu < 1:
-            _reject("jumps", f"{where} has gap {hi - lo}: μ = (n−2)(d−2ε)/(2ε) = {show_number(mu)} < 1 proves nothing")
-        if factor != mu:
-            _reject("jumps", f"{where} states factor {show_number(factor)}; weight domination gives μ = {show_number(mu)}")
-        done += 1
-        progress.update(done)
-    for i, used in enumerate(used_inputs):
-        if not used:
-            _reject("family", f"inputs[{i}] is not a witness of any jump")
+            _reject("jumps", f"{where} has gap {gap}: μ = (n−2)(d−2ε)/(2ε) = {show_number(mu)} < 1 proves nothing")
+        return mu
 
-    # chains (A.2; docs/math.md §4): one per ordered pair, connected, factor = product.
-    jumps = p["jumps"]
-    used_jumps = [False] * len(jumps)
-    pairs: set[tuple[int, int]] = set()
-    factors: dict[Fraction, int] = {}  # chain factor → how many chains have it
-    for c, ((s, u), ids, factor) in enumerate(p["chains"]):
-        where = f"chains[{c}] (pair {s}→{u})"
-        if s == u:
-            _reject("chains", f"{where}: a chain joins two different codewords")
-        if (s, u) in pairs:
-            _reject("chains", f"{where}: a second chain for the same ordered pair")
-        key = full ^ words[s]
-        for k, j in enumerate(ids):
-            x, y, z, _, _, _ = jumps[j]
-            if x != words[s]:
-                _reject("chains", f"{where}: jumps[{j}] has query {_bits(x, m)}, not codeword {s}")
-            if y != key:
-                _reject("chains", f"{where}: jumps[{j}] starts at key {_bits(y, m)}, expected {_bits(key, m)}"
-                        + (" (the complement of the codeword)" if k == 0 else " (where the previous jump ended)"))
-            key = z
-            used_jumps[j] = True
-        if key != full ^ words[u]:
-            _reject("chains", f"{where}: ends at key {_bits(key, m)}, expected the complement of codeword {u}")
-        num, den = _chain_product([jumps[j][4] for j in ids], where)
-        if factor.numerator * den != factor.denominator * num:
-            _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
-                    f"{show_number(Fraction(num, den))}")
-        pairs.add((s, u))
-        factors[factor] = factors.get(factor, 0) + 1
-        done += 1
-        progress.update(done)
-    progress.close()
-    # t(t−1) distinct ordered pairs s ≠ u among t words: every pair has its chain.
-    if len(pairs) != t * (t - 1):
-        raise InternalContradiction("chains", f"{len(pairs)} distinct pairs after the count check")
-    for j, used in enumerate(used_jumps):
-        if not used:
-            _reject("jumps", f"jumps[{j}] is not used by any chain")
-
-    # arithmetic (trace–Frobenius, A.2; docs/math.md §5).
-    ar = p["arithmetic"]
-    sigma = _sum_inverse_squares(factors)
-    frob = t + sigma
-    ratio = Fraction(t * t) / frob
-    bound = ratio.numerator // ratio.denominator + 1
-    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
-        if ar[name] != actual:
-            _reject("arithmetic", f"states {name} = {show_number(ar[name])}; recomputed {show_number(actual)}")
-
-    claim = p["claim"]
-    if claim["rank_at_least"] > bound:
-        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
-                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
-    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(pairs)}
-    return Verified(dict(claim), bound, ratio, counts)
+    return _check_listed(doc, p, witnesses, factor_of)
 
 
 # =========================================================================== compact certificates (version 2)
@@ -801,32 +844,16 @@ def check(doc: dict[str, Any]) -> Verified:
 # A version-2 certificate carries the code and a chain plan instead of the family.
 # This section generates every key, jump and witness from them and checks the facts
 # that version 1 checks on listed data (docs/certificate-format.md, "Version 2").
-# It reuses the helpers above and leaves the version-1 path untouched.
+# Head, hash, distinct words, chain products, arithmetic and claim are the shared
+# steps above; what is new is the generation.
 
 KEY_RULE = "codewords-first"  # the one key rule of version 2 (docs/certificate-format.md)
 
 
 def _parse_compact(doc: dict[str, Any]) -> dict[str, Any]:
     """Check a version-2 document's shape (step ``format``); return it decoded."""
-    _obj(doc, "document", ("format", "version", "claim", "code", "plan", "family", "arithmetic", "sha256"), ("producer",))
-    if doc["format"] != FORMAT:
-        _malformed("format", f"expected {FORMAT!r}, got {_kind(doc['format'])}")
-    _str(doc["sha256"], "sha256", 64)
-    if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
-        _malformed("sha256", "expected 64 lowercase hexadecimal digits")
-    if "producer" in doc:
-        for key, value in _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note")).items():
-            _str(value, f"producer.{key}")
-    claim = _obj(doc["claim"], "claim", ("model", "m", "length", "error_below", "rank_at_least"))
-    if claim["model"] != MODEL:
-        _malformed("claim.model", f"expected {MODEL!r}, got {_kind(claim['model'])}")
-    m = _int(claim["m"], "claim.m", 1, MAX_TOKEN_BITS)
-    n = _int(claim["length"], "claim.length", 3, 10**6)
-    eps = parse_rational(claim["error_below"], "claim.error_below")
-    if eps <= 0:
-        _malformed("claim.error_below", f"must be positive, got {claim['error_below']}")
-    _int(claim["rank_at_least"], "claim.rank_at_least", 1)
-
+    claim, m, n, eps = _parse_head(doc, ("code", "plan", "family"), FORMAT, (COMPACT_VERSION,),
+                                   f"versions {VERSION} and {COMPACT_VERSION}")
     code = _obj(doc["code"], "code", ("length", "words"))
     if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != m:
         _malformed("code.length", f"{code['length']} differs from claim.m = {m}")
@@ -849,17 +876,9 @@ def _parse_compact(doc: dict[str, Any]) -> dict[str, Any]:
         entries.append((d, gaps, _int(e["pairs"], f"{where}.pairs"), parse_rational(e["factor"], f"{where}.factor")))
 
     fam = _obj(doc["family"], "family", ("jumps", "inputs"))
-    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
-    arithmetic = {
-        "t": _int(ar["t"], "arithmetic.t"),
-        "sum_inverse_squares": parse_rational(ar["sum_inverse_squares"], "arithmetic.sum_inverse_squares"),
-        "frobenius_squared_below": parse_rational(ar["frobenius_squared_below"], "arithmetic.frobenius_squared_below"),
-        "ratio": parse_rational(ar["ratio"], "arithmetic.ratio"),
-        "rank_at_least": _int(ar["rank_at_least"], "arithmetic.rank_at_least"),
-    }
     return {"claim": claim, "m": m, "n": n, "eps": eps, "words": words, "entries": entries,
             "family": {"jumps": _int(fam["jumps"], "family.jumps"), "inputs": _int(fam["inputs"], "family.inputs")},
-            "arithmetic": arithmetic}
+            "arithmetic": _parse_arithmetic(doc)}
 
 
 def compact_work(t: int, k: int, m: int) -> int:
@@ -897,19 +916,8 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
     """
     p = _parse_compact(doc)
     m, n, eps, words, entries = p["m"], p["n"], p["eps"], p["words"], p["entries"]
-    t = len(words)
-
-    if doc["sha256"] != content_hash(doc):
-        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
-
-    # code: t ≥ 2 distinct words (any weights; docs/math.md §5).
-    if t < 2:
-        _reject("code", "the trace–Frobenius bound needs at least two codewords")
-    first_seen: dict[Token, int] = {}
-    for i, x in enumerate(words):
-        if x in first_seen:
-            _reject("code", f"words[{i}] repeats words[{first_seen[x]}]")
-        first_seen[x] = i
+    _check_integrity(doc)
+    t = _check_words(words)  # code: t ≥ 2 distinct words (any weights; docs/math.md §5)
     longest = max(len(gaps) for _, gaps, _, _ in entries)
     work = compact_work(t, longest, m)
     if work > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY:
@@ -1020,25 +1028,13 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
         if p["family"][name] != actual:
             _reject("family", f"states {p['family'][name]:,} {name}; the code and plan generate {actual:,}")
 
-    # arithmetic (trace–Frobenius, A.2; docs/math.md §5).
+    # arithmetic (trace–Frobenius, A.2; docs/math.md §5) and claim.
     by_factor: dict[Fraction, int] = {}
     for d, count in pairs.items():
         by_factor[factor_of[d]] = by_factor.get(factor_of[d], 0) + count
-    sigma = _sum_inverse_squares(by_factor)
-    frob = t + sigma
-    ratio = Fraction(t * t) / frob
-    bound = ratio.numerator // ratio.denominator + 1
-    ar = p["arithmetic"]
-    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
-        if ar[name] != actual:
-            _reject("arithmetic", f"states {name} = {show_number(ar[name])}; recomputed {show_number(actual)}")
-
-    claim = p["claim"]
-    if claim["rank_at_least"] > bound:
-        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
-                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
+    bound, ratio = _conclude(t, by_factor, p["arithmetic"], p["claim"])
     counts = {"words": t, "inputs": n_inputs, "jumps": n_jumps, "chains": t * (t - 1)}
-    return Verified(dict(claim), bound, ratio, counts)
+    return Verified(dict(p["claim"]), bound, ratio, counts)
 
 
 # =========================================================================== end of compact certificates
@@ -1053,9 +1049,8 @@ def check_file(path: str) -> Verified:
 # =========================================================================== unique-minimizer certificates
 #
 # Format "certify.unique-minimizer-certificate", version 1 (A.4; docs/math.md §7;
-# docs/certificate-format.md, "Unique-minimizer certificates"). Everything above is
-# reused unchanged: the strict reader, the shape helpers, the hash, the bounded chain
-# products and Σ F⁻². What differs from a rank certificate:
+# docs/certificate-format.md, "Unique-minimizer certificates"). It runs the steps of
+# a listed rank certificate (_check_listed); what differs is given to them:
 #
 # * claim: "inputs" names the input class, "length" is 3 and "error_below" is "1/2"
 #   (the weights 1 and 2 of the effective kernel are those of error < 1/2);
@@ -1094,212 +1089,47 @@ def _um_typed(x: Token, kind: str) -> Token:
     return {"q": 0b11, "k0": 0b00, "k1": 0b01}[kind] | (x << 2)
 
 
-def _parse_unique_minimizer(doc: dict[str, Any]) -> dict[str, Any]:
-    """Step ``format`` for the unique-minimizer kind: shape, ranges, fixed claim fields."""
-    _obj(doc, "document", ("format", "version", "claim", "code", "family", "jumps", "chains", "arithmetic", "sha256"),
-         ("producer",))
-    if doc["version"] != UM_VERSION or isinstance(doc["version"], bool):
-        _malformed("version", f"this checker reads {UM_FORMAT} version {UM_VERSION}, got {_kind(doc['version'])}")
-    _str(doc["sha256"], "sha256", 64)
-    if not re.fullmatch(r"[0-9a-f]{64}", doc["sha256"]):
-        _malformed("sha256", "expected 64 lowercase hexadecimal digits")
-    if "producer" in doc:
-        for key, value in _obj(doc["producer"], "producer", (), ("tool", "code", "chains", "note")).items():
-            _str(value, f"producer.{key}")
-    claim = _obj(doc["claim"], "claim", ("model", "inputs", "m", "length", "error_below", "rank_at_least"))
-    if claim["model"] != MODEL:
-        _malformed("claim.model", f"expected {MODEL!r}, got {_kind(claim['model'])}")
-    if claim["inputs"] != UM_INPUTS:
-        _malformed("claim.inputs", f"expected {UM_INPUTS!r}, got {_kind(claim['inputs'])}")
-    m = _int(claim["m"], "claim.m", 3, MAX_TOKEN_BITS)
-    if _int(claim["length"], "claim.length") != 3:
-        _malformed("claim.length", f"this kind covers exact length 3 (A.4), got {claim['length']}")
-    if parse_rational(claim["error_below"], "claim.error_below") != Fraction(1, 2):
-        _malformed("claim.error_below", f"this kind is for error < 1/2 (the weights 1, 2 of K), got {claim['error_below']!r}")
-    _int(claim["rank_at_least"], "claim.rank_at_least", 1)
-    M = m - 2
-    code = _obj(doc["code"], "code", ("length", "weight", "min_directed_distance", "words"))
-    if _int(code["length"], "code.length", 1, MAX_TOKEN_BITS) != M:
-        _malformed("code.length", f"{code['length']} differs from claim.m − 2 = {M} (two type bits precede each word)")
-    _int(code["weight"], "code.weight", 0, M)
-    _int(code["min_directed_distance"], "code.min_directed_distance", 0, M)
-    words = [_token(w, f"code.words[{i}]", M) for i, w in enumerate(_list(code["words"], "code.words", 1))]
-    inputs = []
-    for i, x in enumerate(_list(_obj(doc["family"], "family", ("inputs",))["inputs"], "family.inputs", 1)):
-        where = f"family.inputs[{i}]"
-        _obj(x, where, ("tokens", "query", "target"))
-        toks = tuple(_token(v, f"{where}.tokens[{k}]", m) for k, v in enumerate(_list(x["tokens"], f"{where}.tokens", 1, 10**6)))
-        q = _int(x["query"], f"{where}.query")
-        if q >= len(toks):
-            _malformed(f"{where}.query", f"position {q} is out of range for {len(toks)} tokens (positions are 0-based)")
-        inputs.append((toks, q, _int(x["target"], f"{where}.target", 0, m)))
-    jumps = []
-    for j, jp in enumerate(_list(doc["jumps"], "jumps", 1)):
-        where = f"jumps[{j}]"
-        _obj(jp, where, ("x", "y", "z", "overlaps", "factor", "witnesses"))
-        x, y, z = (_token(jp[k], f"{where}.{k}", M) for k in "xyz")
-        ov = tuple(_int(v, f"{where}.overlaps[{k}]", 0, M) for k, v in enumerate(_list(jp["overlaps"], f"{where}.overlaps", 2, 2)))
-        wit = tuple(_index(v, f"{where}.witnesses[{k}]", len(inputs), "inputs")
-                    for k, v in enumerate(_list(jp["witnesses"], f"{where}.witnesses", 4, 4)))
-        jumps.append((x, y, z, ov, parse_rational(jp["factor"], f"{where}.factor"), wit))
-    chains = []
-    for c, ch in enumerate(_list(doc["chains"], "chains", 1)):
-        where = f"chains[{c}]"
-        _obj(ch, where, ("pair", "jumps", "factor"))
-        pair = tuple(_index(v, f"{where}.pair[{k}]", len(words), "codewords") for k, v in enumerate(_list(ch["pair"], f"{where}.pair", 2, 2)))
-        ids = tuple(_index(v, f"{where}.jumps[{k}]", len(jumps), "jumps") for k, v in enumerate(_list(ch["jumps"], f"{where}.jumps", 1)))
-        chains.append((pair, ids, parse_rational(ch["factor"], f"{where}.factor")))
-    ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
-    arithmetic = {name: (_int(ar[name], f"arithmetic.{name}") if name in ("t", "rank_at_least")
-                         else parse_rational(ar[name], f"arithmetic.{name}")) for name in ar}
-    return {"claim": claim, "m": m, "M": M, "code": code, "words": words, "inputs": inputs, "jumps": jumps,
-            "chains": chains, "arithmetic": arithmetic}
-
-
 def check_unique_minimizer(doc: dict[str, Any]) -> Verified:
     """Verify a unique-minimizer certificate (A.4); same steps and exit codes as :func:`check`.
 
-    ``family``: exact length 3, true targets, three pairwise distinct tokens, the
-    minimum overlap at the query attained once, no repeats, every input used.
-    ``jumps``: ``t = ⟨x,y⟩ < u = ⟨x,z⟩ ≤ ⟨x,x⟩`` on ``M``-bit words, gap ``d = u − t ≥ 3``,
-    witnesses exactly ``Y = (q(x), k₀(y), k₁(y))``, ``Z = (q(x), k₀(z), k₁(z))``,
-    ``M₀ = (q(x), k₀(y), k₁(z))``, ``M₁ = (q(x), k₀(z), k₁(y))`` at query 0 with targets
-    ``t, t+d, t, t+1``, factor ``(d−1)/2``. ``code``, ``chains``, ``arithmetic``, ``claim``:
-    as for rank certificates, with the chains on ``M``-bit keys.
+    ``format``: the claim names the input class, length 3 and error ``< 1/2``; code words
+    and jump tokens have ``M = m − 2`` bits. ``family``: exact length 3, true targets,
+    three pairwise distinct tokens, the minimum overlap at the query attained once, no
+    repeats, every input used. ``jumps``: ``t = ⟨x,y⟩ < u = ⟨x,z⟩ ≤ ⟨x,x⟩`` on ``M``-bit
+    words, gap ``d = u − t ≥ 3``, witnesses exactly ``Y = (q(x), k₀(y), k₁(y))``,
+    ``Z = (q(x), k₀(z), k₁(z))``, ``M₀ = (q(x), k₀(y), k₁(z))``, ``M₁ = (q(x), k₀(z), k₁(y))``
+    at query 0 with targets ``t, t+d, t, t+1``, factor ``(d−1)/2``. ``code``, ``chains``,
+    ``arithmetic``, ``claim``: as for rank certificates, with the chains on ``M``-bit keys.
     """
-    p = _parse_unique_minimizer(doc)
-    m, M, words = p["m"], p["M"], p["words"]
-    full = (1 << M) - 1
-    progress = Progress("checking certificate", total=len(p["inputs"]) + len(p["jumps"]) + len(p["chains"]))
-    done = 0
-    if doc["sha256"] != content_hash(doc):
-        _reject("integrity", f"sha256 {doc['sha256'][:16]}… does not match the content ({content_hash(doc)[:16]}…)")
+    claim, m, n, eps = _parse_head(doc, ("code", "family", "jumps", "chains"), UM_FORMAT, (UM_VERSION,),
+                                   f"{UM_FORMAT} version {UM_VERSION}", ("inputs",))
+    if claim["inputs"] != UM_INPUTS:
+        _malformed("claim.inputs", f"expected {UM_INPUTS!r}, got {_kind(claim['inputs'])}")
+    if m < 3:
+        _malformed("claim.m", f"{m} is out of range [3, {MAX_TOKEN_BITS}]")
+    if n != 3:
+        _malformed("claim.length", f"this kind covers exact length 3 (A.4), got {n}")
+    if eps != Fraction(1, 2):
+        _malformed("claim.error_below", f"this kind is for error < 1/2 (the weights 1, 2 of K), got {claim['error_below']!r}")
+    p = dict(_parse_listed(doc, m, m - 2, 4, " − 2"), claim=claim, m=m, n=3, lemma="the four inputs give (d−1)/2 =")
 
-    # code (docs/math.md §5), as for rank certificates; the chain count before quadratic work.
-    t = len(words)
-    if t < 2:
-        _reject("code", "the trace–Frobenius bound needs at least two codewords")
-    if len(p["chains"]) != t * (t - 1):
-        _reject("chains", f"{len(p['chains']):,} chains for {t:,} codewords; one per ordered pair needs t(t−1) = {t * (t - 1):,}")
-    w = p["code"]["weight"]
-    first: dict[Token, int] = {}
-    for i, x in enumerate(words):
-        if x.bit_count() != w:
-            _reject("code", f"words[{i}] has weight {x.bit_count()}, stated weight {w}")
-        if x in first:
-            _reject("code", f"words[{i}] repeats words[{first[x]}]")
-        first[x] = i
-    dmin = min(_ov(a, full ^ b) for i, a in enumerate(words) for j, b in enumerate(words) if i != j)
-    if dmin != p["code"]["min_directed_distance"]:
-        _reject("code", f"stated min_directed_distance {p['code']['min_directed_distance']}, actual {dmin}")
+    def witnesses(x, y, z, lo, hi):  # A.4 (docs/math.md §7): typed tokens, targets t, t+d, t, t+1
+        q, y0, y1, z0, z1 = _um_typed(x, "q"), _um_typed(y, "k0"), _um_typed(y, "k1"), _um_typed(z, "k0"), _um_typed(z, "k1")
+        return (("Y", (q, y0, y1), lo), ("Z", (q, z0, z1), hi), ("M₀", (q, y0, z1), lo), ("M₁", (q, z0, y1), lo + 1))
 
-    # family (A.4): length 3, true targets, distinct tokens, a unique minimizer, no repeats.
-    seen: dict[tuple, int] = {}
-    for i, (toks, q, target) in enumerate(p["inputs"]):
-        if len(toks) != 3:
-            _reject("family", f"inputs[{i}] has {len(toks)} tokens; the claim is about exact length 3")
-        overlaps = [_ov(toks[q], xj) for xj in toks]
-        if target != min(overlaps):
-            _reject("family", f"inputs[{i}] states target {target}; min_j ⟨x_{q}, x_j⟩ = {min(overlaps)}")
+    def factor_of(where, gap):
+        if gap < 3:
+            _reject("jumps", f"{where} has gap {gap}: (d−1)/2 = {show_number(Fraction(gap - 1, 2))} < 1 proves nothing")
+        return Fraction(gap - 1, 2)
+
+    def distinct_and_unique(i, toks, target, overlaps):
         if len(set(toks)) != 3:
             _reject("family", f"inputs[{i}] repeats a token; the claim is about three distinct tokens")
         if overlaps.count(target) != 1:
             _reject("family", f"inputs[{i}] attains its minimum overlap {target} at {overlaps.count(target)} positions; "
                     "the claim is about a unique minimizer")
-        if (toks, q) in seen:
-            _reject("family", f"inputs[{i}] repeats inputs[{seen[(toks, q)]}]")
-        seen[(toks, q)] = i
-        done += 1
-        progress.update(done)
 
-    # jumps (A.4; docs/math.md §7): overlaps on the words, the four typed witnesses, factor (d−1)/2.
-    used_inputs = [False] * len(p["inputs"])
-    jump_seen: dict[tuple, int] = {}
-    for j, (x, y, z, ov, factor, wit) in enumerate(p["jumps"]):
-        where = f"jumps[{j}]"
-        lo, hi, self_ov = _ov(x, y), _ov(x, z), _ov(x, x)
-        if ov != (lo, hi):
-            _reject("jumps", f"{where} states overlaps {list(ov)}; actual [⟨x,y⟩, ⟨x,z⟩] = [{lo}, {hi}]")
-        if not lo < hi <= self_ov:
-            _reject("jumps", f"{where} is not a jump: need ⟨x,y⟩ = {lo} < ⟨x,z⟩ = {hi} ≤ ⟨x,x⟩ = {self_ov}")
-        if hi - lo < 3:
-            _reject("jumps", f"{where} has gap {hi - lo}: (d−1)/2 = {show_number(Fraction(hi - lo - 1, 2))} < 1 proves nothing")
-        if (x, y, z) in jump_seen:
-            _reject("jumps", f"{where} repeats jumps[{jump_seen[(x, y, z)]}]")
-        jump_seen[(x, y, z)] = j
-        q, y0, y1, z0, z1 = _um_typed(x, "q"), _um_typed(y, "k0"), _um_typed(y, "k1"), _um_typed(z, "k0"), _um_typed(z, "k1")
-        expected = (("Y", (q, y0, y1), lo), ("Z", (q, z0, z1), hi), ("M₀", (q, y0, z1), lo), ("M₁", (q, z0, y1), lo + 1))
-        for (name, toks, target), i in zip(expected, wit):
-            got_toks, got_q, got_target = p["inputs"][i]
-            if got_toks != toks or got_q != 0:
-                shown = ", ".join(_bits(v, m) for v in got_toks[:4]) + (", …" if len(got_toks) > 4 else "")
-                _reject("jumps", f"{where} witness {name} is family.inputs[{i}] = ({shown}; query {got_q}), "
-                        f"expected ({', '.join(_bits(v, m) for v in toks)}; query 0)")
-            if got_target != target:  # targets were recomputed above; the lemma needs t, t+d, t, t+1
-                raise InternalContradiction("jumps", f"{where} witness {name} has target {got_target}, lemma says {target}")
-            used_inputs[i] = True
-        if factor != Fraction(hi - lo - 1, 2):
-            _reject("jumps", f"{where} states factor {show_number(factor)}; the four inputs give (d−1)/2 = "
-                    f"{show_number(Fraction(hi - lo - 1, 2))}")
-        done += 1
-        progress.update(done)
-    for i, used in enumerate(used_inputs):
-        if not used:
-            _reject("family", f"inputs[{i}] is not a witness of any jump")
-
-    # chains (docs/math.md §4) on M-bit keys: one per ordered pair, connected, factor = product.
-    jumps = p["jumps"]
-    used_jumps = [False] * len(jumps)
-    pairs: set[tuple[int, int]] = set()
-    factors: dict[Fraction, int] = {}
-    for c, ((s, u), ids, factor) in enumerate(p["chains"]):
-        where = f"chains[{c}] (pair {s}→{u})"
-        if s == u:
-            _reject("chains", f"{where}: a chain joins two different codewords")
-        if (s, u) in pairs:
-            _reject("chains", f"{where}: a second chain for the same ordered pair")
-        key = full ^ words[s]
-        for k, j in enumerate(ids):
-            x, y, z = jumps[j][:3]
-            if x != words[s]:
-                _reject("chains", f"{where}: jumps[{j}] has query {_bits(x, M)}, not codeword {s}")
-            if y != key:
-                _reject("chains", f"{where}: jumps[{j}] starts at key {_bits(y, M)}, expected {_bits(key, M)}"
-                        + (" (the complement of the codeword)" if k == 0 else " (where the previous jump ended)"))
-            key = z
-            used_jumps[j] = True
-        if key != full ^ words[u]:
-            _reject("chains", f"{where}: ends at key {_bits(key, M)}, expected the complement of codeword {u}")
-        num, den = _chain_product([jumps[j][4] for j in ids], where)
-        if factor.numerator * den != factor.denominator * num:
-            _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
-                    f"{show_number(Fraction(num, den))}")
-        pairs.add((s, u))
-        factors[factor] = factors.get(factor, 0) + 1
-        done += 1
-        progress.update(done)
-    progress.close()
-    if len(pairs) != t * (t - 1):
-        raise InternalContradiction("chains", f"{len(pairs)} distinct pairs after the count check")
-    for j, used in enumerate(used_jumps):
-        if not used:
-            _reject("jumps", f"jumps[{j}] is not used by any chain")
-
-    # arithmetic (trace–Frobenius on B_{S,U} = K(x_S, x_{U^c}); docs/math.md §5) and claim.
-    ar = p["arithmetic"]
-    sigma = _sum_inverse_squares(factors)
-    ratio = Fraction(t * t) / (t + sigma)
-    bound = ratio.numerator // ratio.denominator + 1
-    for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", t + sigma),
-                         ("ratio", ratio), ("rank_at_least", bound)):
-        if ar[name] != actual:
-            _reject("arithmetic", f"states {name} = {show_number(ar[name])}; recomputed {show_number(actual)}")
-    claim = p["claim"]
-    if claim["rank_at_least"] > bound:
-        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
-                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
-    counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(jumps), "chains": len(pairs)}
-    return UniqueMinimizerVerified(dict(claim), bound, ratio, counts)
+    return _check_listed(doc, p, witnesses, factor_of, distinct_and_unique, UniqueMinimizerVerified)
 
 # =========================================================================== end of unique-minimizer certificates
 
