@@ -12,7 +12,8 @@ import sys
 import click
 
 from . import __version__
-from .check import EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check_file, exact_text, run, safe_output_streams
+from .check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, check_file, exact_text, run,
+                    safe_output_streams)
 
 __all__ = ["cli", "main"]
 
@@ -21,6 +22,12 @@ class InputError(click.ClickException):
     """Bad input: exit 2 with a one-line reason."""
 
     exit_code = EXIT_MALFORMED
+
+
+class Rejected(click.ClickException):
+    """An input that is well formed but does not prove what it says: exit 1 with a one-line reason."""
+
+    exit_code = 1
 
 
 class Contradiction(click.ClickException):
@@ -39,6 +46,38 @@ def cli() -> None:
     """
 
 
+def _write_and_reverify(cert: dict, out: str, proved: int):
+    """Write ``cert`` to ``out``, re-read it with the independent checker; return (Verified, bytes).
+
+    Exit 2 if the file cannot be written; exit 3 if the checker rejects our own
+    certificate or proves a different bound (either would be a bug).
+    """
+    from .certificates.producer import write_certificate
+
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != proved:
+        raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
+    return verified, os.path.getsize(out)
+
+
+def _echo_written(title: str, cert: dict, out: str, verified) -> None:
+    """The text summary of a produced certificate: what it claims, how it was made, where it went."""
+    from .certificates.producer import describe
+
+    click.echo(title)
+    for line in describe(cert):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+
+
 @cli.command("rank-nine")
 @click.option("--chains", "plan", type=click.Choice(["paper", "direct"]), default="paper", show_default=True,
               help="paper: jumps of gap ≥ 3 (factor 2 each, §6.1); direct: one jump per pair (factor d−1).")
@@ -51,30 +90,17 @@ def rank_nine(plan: str, out: str, as_json: bool) -> int:
     The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
     per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10.
     """
-    from .certificates.producer import describe, rank_nine_certificate, write_certificate
+    from .certificates.producer import rank_nine_certificate
 
     cert = rank_nine_certificate(plan)
-    try:
-        write_certificate(cert, out)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    try:
-        verified = check_file(out)
-    except CertificateError as exc:
-        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
-    if verified.proved != cert["arithmetic"]["rank_at_least"]:
-        raise Contradiction(f"producer says r ≥ {cert['arithmetic']['rank_at_least']}, checker says r ≥ {verified.proved}")
+    verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
     if as_json:
         click.echo(json.dumps({
             "claim": cert["claim"], "chains": plan, "out": out, "sha256": cert["sha256"],
             "counts": verified.counts, "arithmetic": cert["arithmetic"], "verified": True,
         }))
-        return EXIT_VERIFIED
-    click.echo(f"certify rank-nine (chains: {plan})")
-    for line in describe(cert):
-        click.echo("  " + line)
-    click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
-    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    else:
+        _echo_written(f"certify rank-nine (chains: {plan})", cert, out, verified)
     return EXIT_VERIFIED
 
 
@@ -358,7 +384,9 @@ def identities_cmd(as_json: bool) -> int:
 
 
 @cli.command("family")
-@click.argument("kind", type=click.Choice(["jumps", "unique-minimizer", "multihead", "transcript"]))
+@click.argument("kind", type=click.Choice(["jumps", "unique-minimizer", "multihead", "transcript"]), required=False)
+@click.option("--from", "from_cert", type=click.Path(dir_okay=False), metavar="CERT",
+              help="Instead of KIND: the family a certificate is about (verified first; generated for a compact one).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True, help="Where to write the family (JSON).")
 @click.option("--code", "code", metavar="SPEC",
               help="jumps, unique-minimizer: rank-nine, hadamard:ORDER[:T] or greedy:M:Δ[:T].")
@@ -374,18 +402,26 @@ def identities_cmd(as_json: bool) -> int:
 @click.option("--queries", "queries", type=click.IntRange(1, 64), help="transcript: q query tokens (default 3).")
 @click.option("--weight", "weight", type=click.IntRange(1, 24), help="transcript: codeword weight h (default M/2).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def family_cmd(kind, out, as_json, **options) -> int:
+def family_cmd(kind, from_cert, out, as_json, **options) -> int:
     """Write a witness family (certificate `family` format plus metadata) to --out.
 
     KIND: jumps (Y, Z, W of every jump, length n; A.2), unique-minimizer (four typed
     inputs per jump; A.4), multihead (replacement family at length H+2; B.1),
-    transcript (query and database tokens; C.3). Read it back with
-    `certify check-kernel TABLE --family PATH`. Format: docs/families.md.
+    transcript (query and database tokens; C.3). Or --from CERT: the family of a
+    certificate of either version, written explicitly (docs/certificate-format.md).
+    Read it back with `certify check-kernel TABLE --family PATH`. Format: docs/families.md.
     """
     from .certificates.families import FamilyInputError, family_document
     from .certificates.producer import write_certificate
 
     from .check import Progress
+
+    if (kind is None) == (from_cert is None):
+        raise InputError("give a KIND or --from CERT (one of them)")
+    if from_cert is not None:
+        if any(v is not None for v in options.values()):
+            raise InputError("--from CERT takes no family options: the certificate says what its family is")
+        return _family_from_certificate(from_cert, out, as_json)
 
     bar = Progress(f"certify family {kind}")  # building and writing the largest families takes seconds
     try:
@@ -414,6 +450,30 @@ def family_cmd(kind, out, as_json, **options) -> int:
     return EXIT_VERIFIED
 
 
+def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
+    """``certify family --from CERT``: verify the certificate, then stream its family to ``out``."""
+    from .certificates.compact import write_family
+    from .check import load
+
+    try:
+        doc = load(path)
+        verified = check(doc)
+    except CertificateError as exc:
+        raise (InputError if exc.exit_code == EXIT_MALFORMED else Rejected)(f"{path}: {exc}") from None
+    try:
+        count = write_family(doc, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps({"from": path, "sha256": doc["sha256"], "out": out, "inputs": count,
+                               "rank_at_least": verified.rank_at_least}))
+        return EXIT_VERIFIED
+    click.echo(f"certify family --from {path}")
+    click.echo(f"  certificate verified: r ≥ {verified.proved} on {count:,} inputs of exact length {doc['claim']['length']}")
+    click.echo(f"  wrote       {out}  ({count:,} inputs, explicitly)")
+    return EXIT_VERIFIED
+
+
 @cli.command("unique-minimizer")
 @click.option("--code", "code", metavar="SPEC", default="greedy:24:7:6", show_default=True,
               help="rank-nine, hadamard:ORDER[:T] or greedy:M:Δ[:T] (directed distance ≥ 3).")
@@ -432,7 +492,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
     from witnesses import WitnessError, unique_minimizer_family
 
     from .certificates.families import chain_plan
-    from .certificates.producer import CertificateBuildError, describe, write_certificate
+    from .certificates.producer import CertificateBuildError
     from .certificates.unique_minimizer import build_unique_minimizer_certificate
 
     try:
@@ -440,26 +500,13 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
         cert = build_unique_minimizer_certificate(fam)
     except (CodeError, WitnessError, CertificateBuildError) as exc:
         raise InputError(f"--code {code}: {exc}") from None
-    try:
-        write_certificate(cert, out)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    try:
-        verified = check_file(out)
-    except CertificateError as exc:
-        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
-    if verified.proved != cert["arithmetic"]["rank_at_least"]:
-        raise Contradiction(f"producer says r ≥ {cert['arithmetic']['rank_at_least']}, checker says r ≥ {verified.proved}")
+    verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
     if as_json:
         click.echo(json.dumps({"claim": cert["claim"], "code": code, "chains": chains, "out": out,
                                "sha256": cert["sha256"], "counts": verified.counts, "arithmetic": cert["arithmetic"],
                                "verified": True}))
-        return EXIT_VERIFIED
-    click.echo(f"certify unique-minimizer (code: {code}, chains: {chains})")
-    for line in describe(cert):
-        click.echo("  " + line)
-    click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
-    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    else:
+        _echo_written(f"certify unique-minimizer (code: {code}, chains: {chains})", cert, out, verified)
     return EXIT_VERIFIED
 
 
@@ -543,27 +590,6 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
 
 
 # --------------------------------------------------------------------------- rank-bound (issue 10)
-
-
-def _write_and_reverify(cert: dict, out: str, proved: int):
-    """Write ``cert`` to ``out``, re-read it with the independent checker; return (Verified, bytes).
-
-    Exit 2 if the file cannot be written; exit 3 if the checker rejects our own
-    certificate or proves a different bound (either would be a bug).
-    """
-    from .certificates.producer import write_certificate
-
-    try:
-        write_certificate(cert, out)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    try:
-        verified = check_file(out)
-    except CertificateError as exc:
-        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
-    if verified.proved != proved:
-        raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
-    return verified, os.path.getsize(out)
 
 
 @cli.command("rank-bound")

@@ -287,8 +287,10 @@ def write_family(doc: dict[str, Any], path: str | os.PathLike) -> int:
     """
     from .producer import dumps
 
+    from .producer import refuse_special_file
+
     total, inputs = _family_inputs(doc)
-    path = os.fspath(path)
+    path = refuse_special_file(path)
     tmp = f"{path}.tmp{os.getpid()}"
     count = 0
     progress = Progress("writing family inputs", total=total)

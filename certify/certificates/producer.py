@@ -39,6 +39,7 @@ __all__ = [
     "assemble",
     "rank_nine_certificate",
     "dumps",
+    "refuse_special_file",
     "write_atomic",
     "write_certificate",
     "describe",
@@ -166,12 +167,11 @@ def dumps(value: Any, column: int = 0, width: int = 200) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * column + "]"
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
-    """Write a file atomically: a temporary file in the same folder, renamed into place.
+def refuse_special_file(path: str | os.PathLike) -> str:
+    """``path`` as a string; ``OSError`` if it exists and is not a regular file (a device, a FIFO, a folder).
 
-    Raises ``OSError`` (the CLI turns it into exit 2) when ``path`` exists and is not a
-    regular file: a rename would replace a device, a FIFO or a directory entry of
-    another kind instead of writing to it.
+    Writers rename a temporary file into place, which would replace such an entry rather
+    than write to it.
     """
     import errno
     import stat
@@ -180,9 +180,20 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
+        return path
+    if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, "exists and is not a regular file", path)
+    return path
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write a file atomically: a temporary file in the same folder, renamed into place.
+
+    Raises ``OSError`` (the CLI turns it into exit 2) when ``path`` exists and is not a
+    regular file: a rename would replace a device, a FIFO or a directory entry of
+    another kind instead of writing to it.
+    """
+    path = refuse_special_file(path)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "wb") as fh:
