@@ -389,7 +389,7 @@ def identities_cmd(as_json: bool) -> int:
               help="Instead of KIND: the family a certificate is about (verified first; generated for a compact one).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True, help="Where to write the family (JSON).")
 @click.option("--code", "code", metavar="SPEC",
-              help="jumps, unique-minimizer: rank-nine, hadamard:ORDER[:T] or greedy:M:Δ[:T].")
+              help="jumps, unique-minimizer: a code name or file, e.g. rank-nine, hadamard24, hadamard:ORDER[:T], greedy:M:Δ[:T].")
 @click.option("--chains", "chains", type=click.Choice(["paper", "direct", "best"]),
               help="jumps: paper, direct or best; unique-minimizer: direct or best.")
 @click.option("--length", "length", type=click.IntRange(3, 64), help="jumps: exact input length n (default 3).")
@@ -476,7 +476,7 @@ def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
 
 @cli.command("unique-minimizer")
 @click.option("--code", "code", metavar="SPEC", default="greedy:24:7:6", show_default=True,
-              help="rank-nine, hadamard:ORDER[:T] or greedy:M:Δ[:T] (directed distance ≥ 3).")
+              help="A code name or file (e.g. rank-nine, hadamard24, hadamard:ORDER[:T], greedy:M:Δ[:T]); directed distance ≥ 3.")
 @click.option("--chains", "chains", type=click.Choice(["direct", "best"]), default="direct", show_default=True,
               help="direct: one jump per pair, factor (d−1)/2; best: the split maximizing the product.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default="unique-minimizer.cert.json", show_default=True,
@@ -488,7 +488,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
     Every input has three distinct tokens and a unique minimizer at the query; the
     effective kernel K = α(q,k₀) + 2α(q,k₁) gains a factor (d−1)/2 per jump (3 at gap 7).
     """
-    from codes import CodeError, code_from_spec
+    from codes import CodeError, load_code
     from witnesses import WitnessError, unique_minimizer_family
 
     from .certificates.families import chain_plan
@@ -496,7 +496,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
     from .certificates.unique_minimizer import build_unique_minimizer_certificate
 
     try:
-        fam = unique_minimizer_family(code_from_spec(code), chain_plan(chains, 3, True), plan_name=chains)
+        fam = unique_minimizer_family(load_code(code), chain_plan(chains, 3, True), plan_name=chains)
         cert = build_unique_minimizer_certificate(fam)
     except (CodeError, WitnessError, CertificateBuildError) as exc:
         raise InputError(f"--code {code}: {exc}") from None

@@ -7,7 +7,6 @@ from .constant_weight import CodeError, ConstantWeightCode, colex_words, greedy_
 from .golay import golay_code, golay_dodecads
 from .hadamard import hadamard_code, paley_hadamard, rank_nine_code
 from .library import CodeSpecError, builtin_names, code_name, lexicode, load_code, read_code_file
-from .named import code_from_spec
 from .packing import MiddleLayer, gv_count, middle_ball
 from .views import CodeViews, distance_counts, distance_row
 from .tokens import (
@@ -27,7 +26,6 @@ __all__ = [
     "CodeError",
     "CodeSpecError",
     "builtin_names",
-    "code_from_spec",
     "code_name",
     "distance_counts",
     "distance_row",

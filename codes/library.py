@@ -1,4 +1,4 @@
-"""Named codes and code files: what ``certify rank-bound --code`` and ``certify search`` accept.
+"""Named codes and code files: what every ``--code`` option accepts (``rank-bound``, ``search``, ``family``, ``unique-minimizer``).
 
 A code is given by name or by a file (docs/math.md §5–§6):
 
@@ -14,9 +14,13 @@ A code is given by name or by a file (docs/math.md §5–§6):
     The greedy (colex-order) constant-weight code of length ``M``, weight ``W`` and
     minimum directed distance ``D`` (:func:`codes.greedy_code`, uncapped, so maximal).
     The scan visits all ``C(M, W)`` words: refused above :data:`MAX_LEXICODE_SCAN`.
-``hadamard:ORDER[:T]``, ``greedy:M:Δ[:T]``
-    The specifications of :func:`codes.named.code_from_spec` (the other commands'
-    code names), accepted here too.
+``hadamard:ORDER[:T]``
+    Rows ``1 … ORDER−1`` of the normalized Paley Hadamard matrix (``ORDER − 1`` a prime
+    ``≡ 3 mod 4``): weight ``ORDER/2``, directed distance ``ORDER/4``; the first ``T``
+    words when ``T`` is given.
+``greedy:M:Δ[:T]``
+    The greedy colex code of length ``M``, weight ``M/2``, directed distance ``≥ Δ``
+    (with ``T``, the scan stops after ``T`` words).
 a path
     A text file with one 0/1 word per line (character ``k`` = coordinate ``k``); blank
     lines and lines starting with ``#`` are ignored. All words have one length; their
@@ -31,6 +35,9 @@ weight and directed-distance distribution; ``tests/test_library.py`` recomputes 
 (46, 12, [(6, 2024), (12, 46)])
 >>> load_code("lexicode:8:4:2").size
 14
+>>> code = load_code("greedy:24:7:6")
+>>> code.size, code.min_distance, dict(code.distance_counts)
+(6, 7, {7: 30})
 >>> load_code("lexicode:8:4")
 Traceback (most recent call last):
 ...
@@ -58,6 +65,8 @@ __all__ = [
     "read_code_file",
     "load_code",
     "code_name",
+    "MAX_SPEC_LENGTH",
+    "MAX_ORDER",
 ]
 
 #: ``C(M, W)`` above this is refused for ``lexicode:M:W:D`` (the greedy scan visits every word;
@@ -170,6 +179,54 @@ def read_code_file(path: str | os.PathLike) -> BinaryCode | ConstantWeightCode:
     return BinaryCode(m, tuple(words), desc)
 
 
+MAX_SPEC_LENGTH = 24  # M of a greedy code: its scan visits up to C(M, M/2) words (2.7 million at 24, about a second)
+MAX_ORDER = 128  # Paley construction checks H·Hᵀ exactly: order³ operations
+
+
+def _ints(parts: list[str], spec: str) -> list[int]:
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise CodeSpecError(f"code {spec!r}: expected integers after the name") from None
+
+
+def _spec_code(spec: str) -> ConstantWeightCode:
+    """The code ``rank-nine``, ``hadamard:ORDER[:T]`` or ``greedy:M:Δ[:T]`` names (see the module docstring).
+
+    Raises
+    ------
+    CodeError
+        On an unknown name, non-integer or out-of-range parameters, or ``T`` larger than
+        the code.
+    """
+    name, *rest = spec.split(":")
+    if name == "rank-nine" and not rest:
+        return rank_nine_code()
+    if name == "hadamard" and len(rest) in (1, 2):
+        order, *cap = _ints(rest, spec)
+        if not 4 <= order <= MAX_ORDER:
+            raise CodeSpecError(f"code {spec!r}: ORDER must be between 4 and {MAX_ORDER}, not {order}")
+        try:
+            code = hadamard_code(order, with_complements=False)
+        except ValueError as exc:
+            raise CodeSpecError(f"code {spec!r}: {exc}") from None
+    elif name == "greedy" and len(rest) in (2, 3):
+        M, delta, *cap = _ints(rest, spec)
+        if not 2 <= M <= MAX_SPEC_LENGTH or M % 2 or not 1 <= delta <= M // 2:
+            raise CodeSpecError(f"code {spec!r}: need an even M in [2, {MAX_SPEC_LENGTH}] and 1 ≤ Δ ≤ M/2")
+        if cap and cap[0] < 1:
+            raise CodeSpecError(f"code {spec!r}: T must be ≥ 1, not {cap[0]}")
+        return greedy_code(M, M // 2, delta, cap[0] if cap else None)
+    else:
+        raise CodeSpecError(f"unknown code {spec!r}")
+    if cap:
+        T = cap[0]
+        if not 1 <= T <= code.size:
+            raise CodeSpecError(f"code {spec!r}: T must be between 1 and {code.size}, not {T}")
+        code = ConstantWeightCode(code.length, code.weight, code.words[:T], f"{code.description} (first {T})")
+    return code
+
+
 def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
     """A built-in code by name, ``lexicode:M:W:D``, or a code file (see the module docstring).
 
@@ -186,13 +243,8 @@ def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
         if (code.size, code.length, code.weight) != (size, length, weight):
             raise AssertionError(f"built-in {spec} has parameters {(code.size, code.length, code.weight)}")
         return code
-    if spec.startswith(("hadamard:", "greedy:")):  # the specifications of codes.named (issue 9)
-        from .named import code_from_spec
-
-        try:
-            return code_from_spec(spec)
-        except CodeError as exc:
-            raise CodeSpecError(str(exc)) from None
+    if spec.startswith(("hadamard:", "greedy:")):
+        return _spec_code(spec)
     if spec.startswith("lexicode:"):
         parts = spec.split(":")[1:]
         try:

@@ -76,7 +76,7 @@ def test_transcript_overlaps(docs):
 @pytest.mark.parametrize("kind,options,match", [
     ("jumps", {"heads": 2}, "does not apply to jumps"),
     ("multihead", {"code": "rank-nine"}, "does not apply to multihead"),
-    ("jumps", {"code": "golay"}, "unknown code"),
+    ("jumps", {"code": "golay"}, "neither a built-in"),
     ("unique-minimizer", {"chains": "paper"}, "direct or best"),
     ("multihead", {"heads": 1, "m": 10}, "--gap must be between 1 and m/2 = 5"),
     ("multihead", {"heads": 1, "candidates": 100}, "--candidates"),

@@ -100,9 +100,25 @@ def test_too_many_words_and_unreadable_files(tmp_path):
 
 
 def test_the_other_commands_code_specifications_are_accepted():
-    from codes import code_from_spec
-
-    assert load_code("hadamard:20:5").words == code_from_spec("hadamard:20:5").words
+    assert load_code("hadamard:20:5").words == load_code("hadamard:20").words[:5]
     assert load_code("greedy:12:3").words == greedy_code(12, 6, 3).words
     with pytest.raises(CodeSpecError, match="ORDER must be between"):
         load_code("hadamard:2")
+
+
+def test_spec_names():
+    from codes import hadamard_code, rank_nine_code
+
+    assert load_code("rank-nine").words == rank_nine_code().words
+    assert load_code("hadamard:24").words == hadamard_code(24, with_complements=False).words
+    c = load_code("greedy:12:3:5")
+    assert c.size == 5 and c.min_distance >= 3 and c.weight == 6
+
+
+@pytest.mark.parametrize("spec", ["", "hadamard", "hadamard:25", "hadamard:200", "greedy:30:7", "greedy:12:7",
+                                  "greedy:12:x", "hadamard:24:0", "hadamard:24:99", "rank-nine:3"])
+def test_bad_specs_name_the_problem(spec):
+    from codes import CodeError
+
+    with pytest.raises(CodeError):
+        load_code(spec)

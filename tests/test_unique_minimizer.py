@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codes import code_from_spec
+from codes import load_code
 from certify.lemmas.unique_minimizer import effective_factor, four_input_sums, four_inputs_correct
 from witnesses import Jump, WitnessError, unique_minimizer_family
 from witnesses.unique_minimizer import has_unique_minimizer, jump_inputs, key0, key1, query_token
@@ -69,7 +69,7 @@ def test_sums_satisfy_the_identity_numerically():
 
 
 def test_family_of_a_code():
-    fam = unique_minimizer_family(code_from_spec("greedy:24:7:6"))
+    fam = unique_minimizer_family(load_code("greedy:24:7:6"))
     assert len(fam.jumps) == 30 and len(fam.inputs) == 96 and fam.inputs[0].m == 26
     assert all(len(w) == 4 for w in fam.witnesses)
     assert all(has_unique_minimizer(X) for X in fam.inputs)

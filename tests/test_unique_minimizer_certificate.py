@@ -37,11 +37,11 @@ def test_other_codes(spec, expected):
 def test_best_chains_use_the_product_of_effective_factors():
     from certify.certificates.families import chain_plan
     from certify.certificates.unique_minimizer import build_unique_minimizer_certificate
-    from codes import code_from_spec
+    from codes import load_code
     from witnesses import unique_minimizer_family
 
     # rank-nine words are at distance 6: direct gives (6−1)/2 = 5/2; a 3 + 3 split only 1
-    fam = unique_minimizer_family(code_from_spec("rank-nine"), chain_plan("best", 3, True), plan_name="best")
+    fam = unique_minimizer_family(load_code("rank-nine"), chain_plan("best", 3, True), plan_name="best")
     cert = build_unique_minimizer_certificate(fam)
     assert {c["factor"] for c in cert["chains"]} == {"5/2"}
     assert check(cert).proved == 5

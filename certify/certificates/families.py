@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codes import CodeError, ConstantWeightCode, code_from_spec, greedy_code
+from codes import CodeError, ConstantWeightCode, greedy_code, load_code
 from witnesses import (
     WitnessError,
     WitnessFamily,
@@ -122,7 +122,7 @@ def _chained(kind: str, fam: WitnessFamily, code_spec: str, chains: str) -> dict
 
 def _code(kind: str, spec: str) -> ConstantWeightCode:
     try:
-        return code_from_spec(spec)
+        return load_code(spec)
     except CodeError as exc:
         raise FamilyInputError(f"{kind}: --code: {exc}") from None
 
@@ -252,7 +252,7 @@ def _transcript(word_length, s, queries, weight) -> dict[str, Any]:
     s_ = 1 if s is None else s
     q = 3 if queries is None else queries
     h = M // 2 if weight is None else weight
-    from codes.named import MAX_SPEC_LENGTH
+    from codes.library import MAX_SPEC_LENGTH
 
     if not 2 <= M <= MAX_SPEC_LENGTH:
         raise FamilyInputError(f"transcript: --word-length must be between 2 and {MAX_SPEC_LENGTH}, not {M}")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codes import ConstantWeightCode, code_from_spec
+from codes import ConstantWeightCode, load_code
 from witnesses import WitnessFamily, unique_minimizer_family
 
 from ..check import MODEL, UM_FORMAT, UM_INPUTS, UM_VERSION, format_rational
@@ -61,7 +61,7 @@ def build_unique_minimizer_certificate(family: WitnessFamily, rank_at_least: int
 
 def unique_minimizer_certificate(code: ConstantWeightCode | str = DEFAULT_CODE, plan: str = "direct",
                                  rank_at_least: int | None = None) -> dict[str, Any]:
-    """Build the certificate for ``code`` (a code or a ``codes.code_from_spec`` name) under ``plan``."""
+    """Build the certificate for ``code`` (a code or a ``codes.load_code`` name) under ``plan``."""
     if isinstance(code, str):
-        code = code_from_spec(code)
+        code = load_code(code)
     return build_unique_minimizer_certificate(unique_minimizer_family(code, plan), rank_at_least)

@@ -544,10 +544,10 @@ def unique_minimizer() -> None:
     w[2], w[3] = w[3], w[2]
     emit("invalid", "um_witnesses_swapped.json", rehash(c), 1, "jumps", "unique minimizer: witnesses M₀ and M₁ swapped")
 
-    from codes import code_from_spec
+    from codes import load_code
     from witnesses import unique_minimizer_family
 
-    fam = unique_minimizer_family(code_from_spec("greedy:8:2:4"), "direct")
+    fam = unique_minimizer_family(load_code("greedy:8:2:4"), "direct")
     c = assemble(um()["format"], 1, um()["claim"] | {"m": 10}, fam, [Fraction(1)] * len(fam.jumps))
     emit("invalid", "um_gap_two_jumps.json", c, 1, "jumps",
          "unique minimizer: gap-2 jumps (their four inputs exist and have unique minimizers) claimed at factor 1; "
