@@ -185,12 +185,12 @@ class Verified:
         text = (
             f"VERIFIED: r ≥ {c['rank_at_least']}. Every normalized nonnegative kernel-attention "
             f"head (one head, tokenwise values, query-dependent affine readout) on {c['m']}-bit "
-            f"tokens with error < {c['error_below']} on all {self.counts['inputs']} inputs of "
+            f"tokens with error < {c['error_below']} on all {self.counts['inputs']:,} inputs of "
             f"exact length {c['length']} in this family has feature rank r ≥ {c['rank_at_least']}."
         )
         text += (
-            f"\n  data: {self.counts['words']} codewords, {self.counts['chains']} chains, "
-            f"{self.counts['jumps']} jumps; t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
+            f"\n  data: {self.counts['words']:,} codewords, {self.counts['chains']:,} chains, "
+            f"{self.counts['jumps']:,} jumps; t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
             f"⇒ r ≥ {self.proved}"
         )
         if self.proved > c["rank_at_least"]:
@@ -1073,9 +1073,9 @@ class UniqueMinimizerVerified(Verified):
         text = (
             f"VERIFIED: r ≥ {c['rank_at_least']}. Every normalized nonnegative kernel-attention head (one head, "
             f"tokenwise values, query-dependent affine readout) on {c['m']}-bit tokens with error < "
-            f"{c['error_below']} on all {self.counts['inputs']} inputs of this family — each of exactly three "
+            f"{c['error_below']} on all {self.counts['inputs']:,} inputs of this family — each of exactly three "
             f"distinct tokens with a unique minimizer at the queried position — has feature rank r ≥ {c['rank_at_least']}."
-            f"\n  data: {self.counts['words']} codewords, {self.counts['chains']} chains, {self.counts['jumps']} jumps "
+            f"\n  data: {self.counts['words']:,} codewords, {self.counts['chains']:,} chains, {self.counts['jumps']:,} jumps "
             f"on the effective kernel K = α(q,k₀) + 2α(q,k₁); t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
             f"⇒ rank K ≥ {self.proved} ⇒ r ≥ {self.proved}"
         )
