@@ -46,6 +46,7 @@ def test_cli_refuses_malformed_tables_in_one_line(rel):
 
 def test_gap_one_family_is_solved_and_its_jump_is_not_checked():
     code, rep = run_check(str(TABLES / "valid" / "gap_one_jump_solved.json"), str(TABLES / "families" / "gap_one.json"))
-    assert code == 0 and rep.solves and rep.jumps_checked == 0
+    assert code == 0 and rep.solves and rep.jumps_checked == 0 and rep.family["jumps_skipped"] == 1
+    assert "1 more witnessed, not checked: μ < 1 proves nothing" in "\n".join(rep.text())
     # predictions 0, 8/15, 2/5 for targets 0, 1, 0 (see make_tables.py)
     assert rep.max_error == max(abs(Fraction(8, 15) - 1), Fraction(2, 5))

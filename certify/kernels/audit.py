@@ -66,6 +66,7 @@ class FamilySpec:
     certified_bound: int | None
     code_words: tuple[int, ...] | None
     source: str
+    skipped_jumps: int = 0  # witnessed jumps with μ < 1, which prove nothing and are not checked
 
 
 def _rank_nine_default() -> FamilySpec:
@@ -96,13 +97,15 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
                       f"{source}, r ≥ {verified.proved}")
 
 
-def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2)) -> tuple[tuple[int, int, int, int], ...]:
+def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2),
+                  useless: list | None = None) -> tuple[tuple[int, int, int, int], ...]:
     """Jumps whose three witnesses ``(x,y^{n−1})``, ``(x,z^{n−1})``, ``(x,y,z^{n−2})`` are all in the family.
 
     Only jumps that prove something are returned: weight domination gives
     ``α(x,y) > μ·α(x,z)`` with ``μ = (n−2)(d−2ε)/(2ε)``, and says nothing when ``μ < 1``
     (e.g. a gap-1 jump at length 3, ε = 1/2: a solving table may well have
-    ``α(x,y) ≤ α(x,z)`` there). Certificates refuse such jumps; here they are skipped.
+    ``α(x,y) ≤ α(x,z)`` there). Certificates refuse such jumps; here they are skipped,
+    and appended to ``useless`` when a list is given.
     """
     present = {(x.tokens, x.query) for x in inputs}
     found = []
@@ -113,10 +116,10 @@ def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2)) -> 
             continue
         x, y, z = t[0], t[1], t[2]
         lo, hi, s = (x & y).bit_count(), (x & z).bit_count(), x.bit_count()
-        if not lo < hi <= s or _mu(n, hi - lo, eps) < 1:
+        if not lo < hi <= s:
             continue
         if ((x,) + (y,) * (n - 1), 0) in present and ((x,) + (z,) * (n - 1), 0) in present:
-            found.append((x, y, z, n))
+            (found if _mu(n, hi - lo, eps) >= 1 else useless if useless is not None else []).append((x, y, z, n))
     return tuple(found)
 
 
@@ -161,8 +164,10 @@ def load_family(path: str | None) -> FamilySpec:
         except WitnessError as exc:
             raise FamilyFormatError(f"{where}: {str(exc)[:200]}") from None
     inputs_t = tuple(inputs)
-    return FamilySpec(inputs_t, m, Fraction(1, 2), _detect_jumps(inputs_t), None, None,
-                      f"{path} (a family without a certificate)")
+    useless: list = []
+    jumps = _detect_jumps(inputs_t, Fraction(1, 2), useless)
+    return FamilySpec(inputs_t, m, Fraction(1, 2), jumps, None, None, f"{path} (a family without a certificate)",
+                      len(useless))
 
 
 def assert_consistent(solved: bool, kernel_rank: int, certified_bound: int | None, violated_jumps: int) -> None:
@@ -292,6 +297,8 @@ class KernelReport:
                     lines.append(f"             … {len(self.failing_inputs) - 5} more (--json lists all); worst: family.inputs[{worst['index']}]")
         lines.append(f"jumps        {self.jumps_checked} checked, {len(self.jump_violations)} violated "
                      "(weight domination: α(x,y) > μ·α(x,z), μ = d − 1 at length 3)")
+        if f.get("jumps_skipped"):
+            lines.append(f"             {f['jumps_skipped']} more witnessed, not checked: μ < 1 proves nothing")
         for v in self.jump_violations[:3]:
             lines.append(f"             jumps[{v['index']}] gap {v['gap']}: α(x,y) = {v['alpha_xy_decimal']} ≤ "
                          f"{v['factor']} · α(x,z) = {v['factor']} · {v['alpha_xz_decimal']}")
@@ -374,7 +381,8 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
         table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
                "value_width": table.value_width},
         family={"source": family.source, "inputs": len(inputs), "error_below": format_rational(eps),
-                "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": len(family.jumps)},
+                "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": len(family.jumps),
+                "jumps_skipped": family.skipped_jumps},
         certified_bound=family.certified_bound,
     )
     # Validation: α ≥ 0 on every used pair, positive denominators.
