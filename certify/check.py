@@ -1223,13 +1223,15 @@ def run(path: str, quiet: bool = False, as_json: bool = False) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python check.py [--quiet] [--json] PATH``: verify one certificate; return the exit code."""
+    """``python check.py [--quiet] [--json] [--] PATH``: verify one certificate; return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    rest = args[args.index("--") + 1:] if "--" in args else []  # after "--", a path, even one starting with "-"
+    args = args[:args.index("--")] if "--" in args else args
     flags = {a for a in args if a in ("--quiet", "--json")}
-    paths = [a for a in args if a not in flags]
+    paths = [a for a in args if a not in flags] + rest
     if len(paths) != 1 or any(a.startswith("-") and a not in flags for a in args):
         safe_output_streams()
-        print("usage: check.py [--quiet] [--json] CERTIFICATE.json", file=sys.stderr)
+        print("usage: check.py [--quiet] [--json] [--] CERTIFICATE.json", file=sys.stderr)
         return EXIT_MALFORMED
     return run(paths[0], quiet="--quiet" in flags, as_json="--json" in flags)
 

@@ -104,3 +104,12 @@ def test_costly_attacks_are_decided_in_well_under_a_second(rel):
         check_file(str(CORPUS / rel))
     assert time.monotonic() - start < 1.0
     assert len(str(info.value)) < 300
+
+
+def test_a_path_starting_with_a_dash_is_read_after_double_dash(tmp_path):
+    import shutil
+
+    shutil.copy(CORPUS / "valid" / "small_paper.json", tmp_path / "-cert.json")
+    ok = subprocess.run([sys.executable, str(CHECKER), "--", "-cert.json"], capture_output=True, text=True, cwd=tmp_path)
+    refused = subprocess.run([sys.executable, str(CHECKER), "-cert.json"], capture_output=True, text=True, cwd=tmp_path)
+    assert ok.returncode == 0 and refused.returncode == 2 and "usage" in refused.stderr

@@ -286,6 +286,10 @@ def test_expansion_refuses_rejected_or_huge_certificates():
     assert golay["family"]["inputs"] > MAX_EXPAND_INPUTS
     with pytest.raises(CertificateError, match="write_family streams"):
         expand_family(golay)
+    code = load_code("rank-nine")  # a 2 KB compact certificate whose family would be ~13 GB written out
+    huge_n = rank_bound_certificate(code, make_plan(code, "direct", 10**6), 10**6, form="compact")
+    with pytest.raises(CertificateError, match="at most"):
+        write_family(huge_n, "/nonexistent-folder/never-written.json")
     with pytest.raises(CertificateError, match="at most"):
         explicit_view(golay)
 

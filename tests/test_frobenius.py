@@ -147,3 +147,15 @@ def test_multi_limb_entries_are_verified():
     assert res.rank == 1 and res.upper_from.startswith("a rank factorization")
     rows[2][2] = -4  # now rank 2
     assert matrix_rank(rows).rank == 2
+
+
+def test_factors_wider_than_their_product_take_the_product_not_the_gram_matrix():
+    from flint import fmpq_mat
+
+    from certify.lemmas.frobenius import factored_matrix_rank, matrix_rank
+
+    P = fmpq_mat(2, 6, [1, 2, 0, 0, 1, 3, 2, 4, 0, 0, 2, 6])  # rank 1, width 6 > 2 rows
+    K = fmpq_mat(3, 6, list(range(1, 19)))
+    res = factored_matrix_rank(P, K)
+    assert res.rank == matrix_rank(P * K.transpose()).rank == 1
+    assert res.lower_from.startswith("rank(Φ_QΦ_Kᵀ)")

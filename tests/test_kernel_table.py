@@ -115,3 +115,12 @@ def test_examples_load():
     for name in ("rank15_solves.npz", "rank15_fails.npz", "rank15_kernel_only.npz", "uniform_kernel_only.json"):
         t = load_table(str(ROOT / "docs" / "examples" / name))
         assert t.size == 239 and t.m == 24
+
+
+def test_a_check_beyond_the_exact_work_limit_is_refused_before_converting():
+    from certify.kernels.table import MAX_EXACT_ENTRIES
+
+    t = loads_json('{"tokens": ["10", "01"], "kernel": [[1, 1], [1, 1]]}')
+    t.check_work(2, 2)  # small: fine
+    with pytest.raises(TableFormatError, match="exact entries"):
+        t.check_work(6_000, MAX_EXACT_ENTRIES // 6_000 + 1)  # a family of 6,000 query tokens (adversarial review)

@@ -120,3 +120,20 @@ def test_schema_describes_what_the_producer_writes():
     bad["jumps"][0]["witnesses"].pop()
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+def test_as_a_family_for_check_kernel_it_is_verified_and_keeps_its_bound(tmp_path):
+    """A unique-minimizer certificate given to check-kernel --family is verified first (adversarial review)."""
+    from certify.kernels.audit import FamilyFormatError, load_family
+
+    cert = unique_minimizer_certificate()
+    good = tmp_path / "um.json"
+    good.write_text(json.dumps(cert, ensure_ascii=False))
+    fam = load_family(str(good))
+    assert fam.certified_bound == 4 and fam.jumps == () and len(fam.inputs) == 96
+    bad = copy.deepcopy(cert)
+    bad["claim"]["rank_at_least"] = 99
+    bad["sha256"] = content_hash(bad)
+    (tmp_path / "bad.json").write_text(json.dumps(bad, ensure_ascii=False))
+    with pytest.raises(FamilyFormatError, match="does not verify"):
+        load_family(str(tmp_path / "bad.json"))

@@ -58,6 +58,9 @@ from .producer import CertificateBuildError
 __all__ = [
     "VERSION",
     "MAX_EXPAND_INPUTS",
+    "MAX_EXPAND_BYTES",
+    "MAX_WRITE_BYTES",
+    "family_bytes",
     "build_compact_certificate",
     "check_compact_limits",
     "code_and_plan",
@@ -69,9 +72,18 @@ __all__ = [
 
 VERSION = 2
 
-#: :func:`expand_family` builds the explicit family in memory up to this many inputs;
-#: :func:`write_family` streams any size.
+#: :func:`expand_family` and :func:`explicit_view` build the explicit family in memory up to
+#: this many inputs, and up to :data:`MAX_EXPAND_BYTES` of it as JSON text;
+#: :func:`write_family` streams up to :data:`MAX_WRITE_BYTES`. All three are decided from the
+#: verified counts, ``n`` and ``m``, before any input is generated.
 MAX_EXPAND_INPUTS = 2_000_000
+MAX_EXPAND_BYTES = 64 * 2**20  # the size of a version-1 file the checker reads (certify.check.MAX_FILE_BYTES)
+MAX_WRITE_BYTES = 2 * 2**30  # golay24's family, ≈ 1.6 GB, fits
+
+
+def family_bytes(inputs: int, n: int, m: int) -> int:
+    """The size of a family written explicitly: ``inputs · (n·(m + 4) + 40)`` bytes (tokens, separators, keys)."""
+    return inputs * (n * (m + 4) + 40)
 
 
 def build_compact_certificate(
@@ -197,11 +209,18 @@ def _family_inputs(doc: dict[str, Any]):
     return verified.counts["inputs"], (x.to_json() for x in iter_planned_inputs(code, plan, n))
 
 
-def _expand_limit(total: int) -> None:
-    if total > MAX_EXPAND_INPUTS:
+def _expand_limit(total: int, doc: dict[str, Any], limit: int = MAX_EXPAND_BYTES, streamed: bool = False) -> None:
+    """Refuse an expansion beyond the limits, from the counts alone (before any input is generated)."""
+    claim = doc.get("claim") if isinstance(doc, dict) else None
+    n = claim.get("length") if isinstance(claim, dict) else None
+    m = claim.get("m") if isinstance(claim, dict) else None
+    size = family_bytes(total, n, m) if isinstance(n, int) and isinstance(m, int) else 0
+    if (total > MAX_EXPAND_INPUTS and not streamed) or size > limit:
         raise CertificateFormatError(
-            "format", f"family has {total:,} inputs; expand_family builds at most "
-            f"{MAX_EXPAND_INPUTS:,} in memory (write_family streams any size)")
+            "limits", f"the family has {total:,} inputs of length {n}, about {size / 2**20:,.0f} MiB written out; "
+            + (f"at most {MAX_WRITE_BYTES // 2**20:,} MiB are written" if streamed else
+               f"at most {MAX_EXPAND_INPUTS:,} inputs and {MAX_EXPAND_BYTES // 2**20} MiB are built in memory "
+               f"(write_family streams up to {MAX_WRITE_BYTES // 2**20:,} MiB)"))
 
 
 def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
@@ -217,8 +236,8 @@ def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
     Raises
     ------
     certify.check.CertificateError
-        If the certificate does not verify, or has more than :data:`MAX_EXPAND_INPUTS`
-        inputs (use :func:`write_family`, which streams).
+        If the certificate does not verify, or its family is beyond :data:`MAX_EXPAND_INPUTS`
+        inputs or :data:`MAX_EXPAND_BYTES` (use :func:`write_family`, which streams).
     AssertionError
         If the generated family has a different size from the checked one (a bug).
     """
@@ -226,9 +245,9 @@ def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
     stated = fam.get("inputs") if isinstance(fam, dict) else None
     stated = len(stated) if isinstance(stated, list) else stated
     if isinstance(stated, int):
-        _expand_limit(stated)  # the stated size first: refused before any work
+        _expand_limit(stated, doc)  # the stated size first: refused before any work
     total, inputs = _family_inputs(doc)
-    _expand_limit(total)  # then the verified size
+    _expand_limit(total, doc)  # then the verified size
     listed = list(inputs)
     if len(listed) != total:
         raise AssertionError(f"generated {len(listed)} inputs, the checker counted {total}")
@@ -246,12 +265,10 @@ def explicit_view(doc: dict[str, Any]) -> dict[str, Any]:
     Raises
     ------
     certify.check.CertificateError
-        If the family has more than :data:`MAX_EXPAND_INPUTS` inputs.
+        If the family is beyond :data:`MAX_EXPAND_INPUTS` inputs or :data:`MAX_EXPAND_BYTES`.
     """
     code, plan, n = code_and_plan(doc)
-    if doc["family"]["inputs"] > MAX_EXPAND_INPUTS:
-        raise CertificateFormatError(
-            "limits", f"family has {doc['family']['inputs']:,} inputs; at most {MAX_EXPAND_INPUTS:,} are generated in memory")
+    _expand_limit(doc["family"]["inputs"], doc)
     fam = build_planned_family(code, plan, n)
     m = code.length
     return {
@@ -281,6 +298,9 @@ def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
 def write_family(doc: dict[str, Any], path: str | os.PathLike) -> int:
     """Verify ``doc`` (either version) and stream its explicit family to ``path`` (one input per line); return the count.
 
+    Refused (``CertificateFormatError``, step ``limits``) before anything is generated when
+    the family would take more than :data:`MAX_WRITE_BYTES` written out.
+
     Same content as :func:`expand_family` (``{"family": {"inputs": [...]}, "from_certificate": …}``),
     written query by query in bounded memory, with progress on stderr; the file is
     written to a temporary name and renamed into place.
@@ -290,6 +310,7 @@ def write_family(doc: dict[str, Any], path: str | os.PathLike) -> int:
     from .producer import refuse_special_file
 
     total, inputs = _family_inputs(doc)
+    _expand_limit(total, doc, MAX_WRITE_BYTES, streamed=True)
     path = refuse_special_file(path)
     tmp = f"{path}.tmp{os.getpid()}"
     count = 0

@@ -31,7 +31,7 @@ from typing import Any
 from codes import complement
 from witnesses import Input, WitnessError
 
-from ..check import FORMAT, MAX_TOKEN_BITS, CertificateError, check, exact_text, format_rational, load
+from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, exact_text, format_rational, load
 from .table import KernelTable, TableFormatError
 
 __all__ = [
@@ -97,6 +97,25 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
                       f"{source}, r ≥ {verified.proved}")
 
 
+def _from_unique_minimizer(doc: dict[str, Any], source: str) -> FamilySpec:
+    """A unique-minimizer certificate (A.4) as a family: verified, its bound kept, no three-witness jumps.
+
+    Its bound is on the rank of the effective kernel ``K = α(q,k₀) + 2α(q,k₁)`` on the
+    family's tokens, whose columns are combinations of the columns of ``α``: so a table
+    that solves the family has ``kernel_rank ≥`` the bound, which check-kernel compares.
+    Its jumps are the four-witness kind, which the three-witness check does not cover.
+    """
+    try:
+        verified = check(doc)
+    except CertificateError as exc:
+        raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
+    m = doc["claim"]["m"]
+    inputs = tuple(Input.from_json(x, m) for x in doc["family"]["inputs"])
+    return FamilySpec(inputs, m, Fraction(doc["claim"]["error_below"]), (), verified.proved, None,
+                      f"{source} (unique-minimizer certificate; its four-witness jumps are not checked here), "
+                      f"r ≥ {verified.proved}")
+
+
 def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2),
                   useless: list | None = None) -> tuple[tuple[int, int, int, int], ...]:
     """Jumps whose three witnesses ``(x,y^{n−1})``, ``(x,z^{n−1})``, ``(x,y,z^{n−2})`` are all in the family.
@@ -142,6 +161,8 @@ def load_family(path: str | None) -> FamilySpec:
         raise FamilyFormatError(f"{path}: {exc}") from None
     if doc.get("format") == FORMAT:
         return _from_certificate(doc, path)
+    if doc.get("format") == UM_FORMAT:
+        return _from_unique_minimizer(doc, path)
     fam = doc.get("family")
     items = fam.get("inputs") if isinstance(fam, dict) else None
     if not isinstance(items, list) or not items:
@@ -372,6 +393,7 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
             q_tokens.append(xq)
     rows = [table.index[x] for x in q_tokens]
     cols = [table.index[z] for z in k_tokens]
+    table.check_work(len(rows), len(cols))  # before anything is converted
     table.prepare(sorted(set(rows) | set(cols)))  # one pass per field, only the rows the family uses
     A = table.alpha_block(rows, cols)
     G = table.g_block(rows, cols) if table.has_readout else None

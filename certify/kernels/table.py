@@ -49,8 +49,14 @@ MAX_TOKENS = 10**6
 MAX_TOKEN_BITS = 4096
 MAX_DIGITS = 1000  # of an exact JSON number: numerator and denominator each
 MAX_HEADER = 10_000  # bytes of one .npy header
+MAX_TOKEN_CHARS = 2**26  # N·m: the tokens are decoded whole
+MAX_FORTRAN_BYTES = 64 * 2**20  # a Fortran-order member is read whole, not streamed by rows
+MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks)
+MAX_PRODUCT_WORK = 10**9  # Q·T·r multiply-adds to form the family's block of α from factors
 LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BYTES,
           "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
+          "token characters N·m": MAX_TOKEN_CHARS, "Fortran-order member bytes": MAX_FORTRAN_BYTES,
+          "exact entries per check": MAX_EXACT_ENTRIES, "Q·T·r to form α from factors": MAX_PRODUCT_WORK,
           "digits of a JSON number": MAX_DIGITS}
 
 
@@ -200,6 +206,10 @@ class _NpzMatrix(_Matrix):
         width = shape[1] if len(shape) == 2 else 1
         row_bytes = width * dtype.itemsize
         if fortran and len(shape) == 2:
+            if math.prod(shape) * dtype.itemsize > MAX_FORTRAN_BYTES:
+                raise TableFormatError(f"{self.path}: {self.name} is stored in Fortran order and holds "
+                                       f"{math.prod(shape) * dtype.itemsize:,} bytes; such members are read whole, at "
+                                       f"most {MAX_FORTRAN_BYTES // 2**20} MiB (save it in C order: numpy.ascontiguousarray)")
             whole = _npz_read(self.path, self.header, math.prod(shape) * dtype.itemsize)
             block = np.frombuffer(whole, dtype=dtype).reshape(shape, order="F")[keep]
         else:
@@ -265,6 +275,26 @@ class KernelTable:
     def from_dict(cls, raw: dict[str, Any]) -> "KernelTable":
         """A table from a JSON-like dict: tokens as 0/1 strings or rows of 0/1, entries as int, ``Fraction`` or ``"p/q"``."""
         return _from_json_object(raw)
+
+    def check_work(self, queries: int, tokens: int) -> None:
+        """Refuse, before converting anything, a check of ``queries`` × ``tokens`` beyond the limits.
+
+        The entries a check converts: the kernel's ``Q × T`` block, or ``(Q + T)·r`` factor
+        entries (and ``Q·T·r`` multiply-adds to form the block); the readout's ``Q × T``
+        (one-hot) or ``(Q + T)·d_v`` entries, and ``Q`` of ``beta``.
+        """
+        Q, T = queries, tokens
+        if "kernel" in self.fields:
+            entries, work = Q * T, 0
+        else:
+            entries, work = (Q + T) * self.width, Q * T * self.width
+        if self.has_readout:
+            entries += Q + (Q * T if self.value_width is None else (Q + T) * self.value_width)
+        if entries > MAX_EXACT_ENTRIES or work > MAX_PRODUCT_WORK:
+            raise TableFormatError(
+                f"checking {Q:,} query tokens × {T:,} tokens of this table needs {entries:,} exact entries"
+                + (f" and {work:,} multiply-adds" if work else "")
+                + f"; at most {MAX_EXACT_ENTRIES:,} and {MAX_PRODUCT_WORK:,} (docs/kernel-table-format.md, limits)")
 
     def entry(self, name: str, i: int, j: int | None = None) -> Fraction:
         """One entry of a numeric field, exactly (``j`` omitted for ``beta``)."""
@@ -488,6 +518,10 @@ def _load_npz(path: str) -> KernelTable:
         raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 integer array, got {tok_h[1]} {tok_h[2]}")
     N = tok_h[2][0]
     _check_fields(set(headers), {k: h[2] for k, h in headers.items() if k != "tokens"}, N)
+    width = tok_h[2][1] if len(tok_h[2]) == 2 else tok_h[1].itemsize // (4 if tok_h[1].kind == "U" else 1)
+    if N > MAX_TOKENS or N * width > MAX_TOKEN_CHARS:  # from the header: the tokens are decoded whole
+        raise TableFormatError(f"tokens: {N:,} tokens of up to {width:,} bits; at most {MAX_TOKENS:,} tokens "
+                               f"and {MAX_TOKEN_CHARS:,} bits in all")
     tok = np.frombuffer(_npz_read(path, tok_h, math.prod(tok_h[2]) * tok_h[1].itemsize), dtype=tok_h[1])
     tok = tok.reshape(tok_h[2], order="F" if tok_h[3] else "C")
     if tok.dtype.kind == "U":
@@ -497,7 +531,8 @@ def _load_npz(path: str) -> KernelTable:
     else:
         if tok.size and not np.isin(tok, (0, 1)).all():
             raise TableFormatError("tokens: entries must be 0 or 1")
-        rows = ["".join("1" if b else "0" for b in row) for row in tok.tolist()]
+        text = (np.ascontiguousarray(tok, dtype=np.uint8) + ord("0")).tobytes().decode("ascii")
+        rows = [text[i * width:(i + 1) * width] for i in range(N)]
     tokens, m = _tokens(rows)
     fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
     return KernelTable(tokens, m, fields)

@@ -312,6 +312,9 @@ def factored_matrix_rank(P, K) -> RankResult:
     """:func:`factored_rank` with the sources of its bounds (:class:`RankResult`)."""
     if P.ncols() != K.ncols():
         raise ValueError(f"factors have {P.ncols()} and {K.ncols()} columns")
+    if P.ncols() > min(P.nrows(), K.nrows()):  # wider than the product: the r × r Gram matrix would be the larger
+        res = matrix_rank(P * K.transpose())
+        return RankResult(res.rank, f"rank(Φ_QΦ_Kᵀ): {res.lower_from}", res.upper_from)
     res = matrix_rank(P * (K.transpose() * K))
     return RankResult(res.rank, f"rank(Φ_Q·Φ_KᵀΦ_K) = rank(Φ_QΦ_Kᵀ): {res.lower_from}", res.upper_from)
 

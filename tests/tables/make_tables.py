@@ -162,6 +162,25 @@ def malformed() -> None:
          "many empty arrays: refused by shape, not by memory")
 
 
+def review_attacks() -> None:
+    """Found by the adversarial review of check-kernel: work and memory bounded from the headers."""
+    wide = npz_bytes(tokens=np.array(GAP_ONE_TABLE["tokens"]), phi_q=np.ones((3, 2_000_000), dtype=np.float32),
+                     phi_k=np.ones((3, 2_000_000), dtype=np.float32))
+    emit("malformed", "features_2M_wide.npz", wide, 2,
+         "feature width 2,000,000 on 3 tokens (a width-100,000 table took 3.7 GB and crashed flint, exit 134): "
+         "refused from the shapes before any entry is converted")
+    bomb = npz_bytes(tokens=np.zeros((20_000, 4096), dtype=np.int8), phi_q=np.ones((20_000, 1)), phi_k=np.ones((20_000, 1)))
+    emit("malformed", "tokens_20000_by_4096.npz", bomb, 2,
+         "82 M token bits (a 394 KB archive of 98,304 × 4,096 took 5 GB decoding tokens): refused from the header")
+    x, y = "1" * 12, "0" * 12
+    others = [format(i, "012b") for i in range(1, 4095)][:2998]
+    tokens = [x, y] + others
+    fortran = np.asfortranarray(np.ones((len(tokens), len(tokens))))
+    emit("malformed", "fortran_kernel_72MB.npz", npz_bytes(tokens=np.array(tokens), kernel=fortran), 2,
+         "a 72 MB kernel in Fortran order, which is read whole (an 11,000² one took 1.9 GB): refused above 64 MiB",
+         "families/gap_twelve.json")
+
+
 def main() -> None:
     for folder in ("valid", "malformed", "families"):
         d = HERE / folder
@@ -170,8 +189,13 @@ def main() -> None:
             f.unlink()
     emit("families", "gap_one.json", GAP_ONE_FAMILY, 0, "the family of the gap-1 attacks (three witnesses, μ = 0)", None)
     del MANIFEST["families/gap_one.json"]
+    x, y = "1" * 12, "0" * 12
+    emit("families", "gap_twelve.json", {"family": {"inputs": [{"tokens": t, "query": 0} for t in ([x, y, y], [x, x, x], [x, y, x])]}},
+         0, "one jump of gap 12 on 12-bit tokens", None)
+    del MANIFEST["families/gap_twelve.json"]
     valid()
     malformed()
+    review_attacks()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {len(MANIFEST)} tables under {HERE.relative_to(HERE.parents[1])}")
 
