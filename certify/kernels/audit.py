@@ -76,11 +76,20 @@ def _rank_nine_default() -> FamilySpec:
 
 
 def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
+    """A certificate as a family: verified first, its proved bound kept as ``certified_bound``.
+
+    A compact (version 2) certificate's family is generated (``certify.certificates.compact``).
+    A unique-minimizer certificate (A.4) proves its bound for the effective kernel
+    ``K = α(q,k₀) + 2α(q,k₁)``, whose columns are combinations of ``α``'s, so a solving
+    table's kernel rank must reach it too; its jumps are of the four-witness kind, which
+    the three-witness check does not cover, so none are listed.
+    """
     try:
         verified = check(doc)
     except CertificateError as exc:
         raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
-    if doc.get("version") == 2:  # compact: generate the family it is about (certify.certificates.compact)
+    unique = doc.get("format") == UM_FORMAT
+    if doc.get("version") == 2 and not unique:  # compact: generate the family it is about
         from ..certificates.compact import explicit_view
 
         try:
@@ -89,31 +98,16 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
             raise FamilyFormatError(f"{source}: verified, but {str(exc).split(': ', 1)[-1]}") from None
     m = doc["claim"]["m"]
     inputs = tuple(Input.from_json(x, m) for x in doc["family"]["inputs"])
+    if unique:
+        return FamilySpec(inputs, m, Fraction(doc["claim"]["error_below"]), (), verified.proved, None,
+                          f"{source} (unique-minimizer certificate; its four-witness jumps are not checked here), "
+                          f"r ≥ {verified.proved}")
     bits = lambda s: int(s[::-1], 2)  # noqa: E731
     n = doc["claim"]["length"]
     jumps = tuple((bits(j["x"]), bits(j["y"]), bits(j["z"]), n) for j in doc["jumps"])
     words = tuple(bits(w) for w in doc["code"]["words"])
     return FamilySpec(inputs, m, Fraction(doc["claim"]["error_below"]), jumps, verified.proved, words,
                       f"{source}, r ≥ {verified.proved}")
-
-
-def _from_unique_minimizer(doc: dict[str, Any], source: str) -> FamilySpec:
-    """A unique-minimizer certificate (A.4) as a family: verified, its bound kept, no three-witness jumps.
-
-    Its bound is on the rank of the effective kernel ``K = α(q,k₀) + 2α(q,k₁)`` on the
-    family's tokens, whose columns are combinations of the columns of ``α``: so a table
-    that solves the family has ``kernel_rank ≥`` the bound, which check-kernel compares.
-    Its jumps are the four-witness kind, which the three-witness check does not cover.
-    """
-    try:
-        verified = check(doc)
-    except CertificateError as exc:
-        raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
-    m = doc["claim"]["m"]
-    inputs = tuple(Input.from_json(x, m) for x in doc["family"]["inputs"])
-    return FamilySpec(inputs, m, Fraction(doc["claim"]["error_below"]), (), verified.proved, None,
-                      f"{source} (unique-minimizer certificate; its four-witness jumps are not checked here), "
-                      f"r ≥ {verified.proved}")
 
 
 def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2),
@@ -159,10 +153,8 @@ def load_family(path: str | None) -> FamilySpec:
         doc = load(path)
     except CertificateError as exc:
         raise FamilyFormatError(f"{path}: {exc}") from None
-    if doc.get("format") == FORMAT:
+    if doc.get("format") in (FORMAT, UM_FORMAT):
         return _from_certificate(doc, path)
-    if doc.get("format") == UM_FORMAT:
-        return _from_unique_minimizer(doc, path)
     fam = doc.get("family")
     items = fam.get("inputs") if isinstance(fam, dict) else None
     if not isinstance(items, list) or not items:
