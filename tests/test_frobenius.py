@@ -2,7 +2,7 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import assume, event, given, target
+from hypothesis import assume, event, given, settings, target
 from hypothesis import strategies as st
 
 from certify.lemmas.frobenius import (
@@ -117,6 +117,75 @@ def test_matrix_rank_equals_exact_elimination(rows):
     event(res.upper_from.split(" (")[0].split(",")[0])
 
 
+@settings(max_examples=60)
+@given(low_rank_products(), st.sampled_from(["lattice", "modular"]))
+def test_both_factorization_paths_equal_exact_elimination(rows, path):
+    """Each upper-bound path alone (the other cannot rescue it) gives the exact rank."""
+    res = matrix_rank(rows, factorization=path)
+    flat = [fmpq(v.numerator, v.denominator) for r in rows for v in r]
+    assert res.rank == fmpq_mat(len(rows), len(rows[0]), flat).rank()
+    if res.upper_from.startswith("a rank factorization"):
+        assert ("small entries" in res.upper_from) == (path == "lattice")
+
+
+@settings(max_examples=40)
+@given(st.integers(2, 7), st.integers(1, 5), st.integers(2, 70), st.data())
+def test_a_false_rank_claim_is_never_certified(n, rho, bits, data):
+    """Both factorization checks, handed ρ pivot columns and rows of a matrix of rank > ρ, refuse.
+
+    The matrix is a rank-ρ product plus a rank-one term, so its rank is ρ + 1 (checked by
+    exact elimination); the blocks are taken from its leading ρ × ρ minor when that is
+    invertible. A check that trusted its own construction would accept.
+    """
+    from certify.lemmas import frobenius as F
+
+    rho = min(rho, n - 1)
+    ints = st.integers(-2**bits, 2**bits)
+    P = [[data.draw(ints) for _ in range(rho + 1)] for _ in range(n)]
+    K = [[data.draw(ints) for _ in range(rho + 1)] for _ in range(n)]
+    Z = fmpz_mat([[sum(a * b for a, b in zip(p, k)) for k in K] for p in P])
+    assume(Z.rank() == rho + 1)
+    J, I = list(range(rho)), list(range(rho))
+    G = fmpz_mat([[Z[i, j] for j in J] for i in I])
+    assume(G.det() != 0)
+    ZJ = fmpz_mat([[Z[i, j] for j in J] for i in range(n)])
+    assert F._small_factorization(Z, ZJ, I, rho, always=True) is None
+    assert F._factorization_certificate(Z, J, ZJ, I, rho, 1048573) is None
+
+
+def test_the_cost_model_and_the_rank_cap_choose_the_modular_path(monkeypatch):
+    from certify.lemmas import frobenius as F
+
+    rows = [[1, 2, 3], [2, 4, 6], [1, 0, 1]]
+    assert "small entries" in matrix_rank(rows).upper_from  # tiny: LLL is predicted cheaper
+    monkeypatch.setattr(F, "LATTICE_MAX_RANK", 1)
+    res = matrix_rank(rows)
+    assert res.rank == 2 and "modulo primes" in res.upper_from
+    monkeypatch.setattr(F, "LATTICE_MAX_RANK", 192)
+    monkeypatch.setattr(F, "_LLL_COST", 1e9)  # LLL predicted dearer than the modular check
+    assert "modulo primes" in matrix_rank(rows).upper_from
+    assert "small entries" in matrix_rank(rows, factorization="lattice").upper_from
+
+
+def test_a_kernel_of_wide_entries_gets_a_small_factorization():
+    """A product of 40-bit factors, width 6, 30 × 30: the lattice factors stay near 40 bits,
+    where the plain rank factorization ``G⁻¹Z[I,:]`` has entries of about 6 × 40 bits."""
+    import random
+
+    rnd = random.Random(5)
+    P = fmpz_mat(30, 6, [rnd.getrandbits(40) for _ in range(180)])
+    K = fmpz_mat(6, 30, [rnd.getrandbits(40) for _ in range(180)])
+    res = matrix_rank(P * K, factorization="lattice")
+    assert res.rank == 6
+    bits = [int(w) for w in res.upper_from.split("at most ")[1].split(" bits")[0].split(" and ")]
+    assert max(bits) <= 50, res.upper_from
+
+
+def test_an_unknown_factorization_path_is_refused():
+    with pytest.raises(ValueError, match="factorization must be"):
+        matrix_rank([[1]], factorization="fast")
+
+
 def test_rank_sources_are_named():
     full = matrix_rank([[1, 2], [3, 4]])
     assert full.rank == 2 and full.lower_from.startswith("its rank modulo") and full.upper_from.startswith("the matrix shape")
@@ -128,8 +197,9 @@ def test_rank_sources_are_named():
 def test_a_prime_dividing_every_minor_falls_back_to_exact_elimination():
     """rank 2, but 1 modulo both primes: the factorization check must fail and elimination decide."""
     p, q = RANK_PRIMES
-    res = matrix_rank([[p * q, 0], [0, 1]])
-    assert res.rank == 2 and "elimination" in res.upper_from and "elimination" in res.lower_from
+    for path in ("auto", "lattice", "modular"):
+        res = matrix_rank([[p * q, 0], [0, 1]], factorization=path)
+        assert res.rank == 2 and "elimination" in res.upper_from and "elimination" in res.lower_from
 
 
 def test_flint_matrices_are_taken_as_they_are():

@@ -193,11 +193,24 @@ def _limbs(Z) -> tuple[list, int]:
     return limbs, bits
 
 
-def _factorization_certificate(Z, R, rho: int, p: int) -> str | None:
+def _pivot_blocks(Z, R, rho: int, p: int):
+    """``(J, Z[:,J], I)``: the pivot columns of the rref ``R`` of ``Z mod p`` and ρ rows ``I`` independent
+    modulo ``p`` in them (so ``G = Z[I,J]`` is invertible mod p, hence over ℚ), or ``None``."""
+    from flint import fmpz_mat, nmod_mat
+
+    n = Z.nrows()
+    J = _pivots(R, rho)
+    ZJ = fmpz_mat(n, rho, [Z[i, j] for i in range(n) for j in J])
+    Rt, rho_t = nmod_mat(ZJ.transpose(), p).rref()
+    if rho_t != rho:
+        return None
+    return J, ZJ, _pivots(Rt, rho)
+
+
+def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: int) -> str | None:
     """Try to prove ``rank(Z) ≤ ρ``: an exact factorization ``dₓ·Z = Z[:,J]·Xₙ`` (ρ columns), or ``None``.
 
-    ``J`` are the pivot columns of the rref ``R`` of ``Z mod p`` and ``I`` independent rows of
-    ``Z[:,J] mod p``, so ``G = Z[I,J]`` is invertible (mod p, hence over ℚ). ``X = G⁻¹·Z[I,:]``
+    ``J``, ``Z[:,J]`` and ``I`` are from :func:`_pivot_blocks`. ``X = G⁻¹·Z[I,:]``
     is computed exactly and written ``Xₙ/dₓ`` with the common factor of ``adj(G)·Z[I,:]``
     and ``det G`` removed (for a kernel formed from factors this halves the bit size). The
     identity ``dₓ·Z = Z[:,J]·Xₙ`` is then checked modulo distinct primes whose product
@@ -208,12 +221,6 @@ def _factorization_certificate(Z, R, rho: int, p: int) -> str | None:
     from flint import ctx, fmpq_mat, fmpz, fmpz_mat, nmod_mat
 
     n, m = Z.nrows(), Z.ncols()
-    J = _pivots(R, rho)
-    ZJ = fmpz_mat(n, rho, [Z[i, j] for i in range(n) for j in J])
-    Rt, rho_t = nmod_mat(ZJ.transpose(), p).rref()
-    if rho_t != rho:
-        return None
-    I = _pivots(Rt, rho)
     G = fmpz_mat(rho, rho, [Z[i, j] for i in I for j in J])
     ZI = fmpz_mat(rho, m, [Z[i, j] for i in I for j in range(m)])
     try:
@@ -254,7 +261,81 @@ def _factorization_certificate(Z, R, rho: int, p: int) -> str | None:
             f"modulo {p} and solved exactly), verified exactly modulo primes whose product exceeds 2^{bound}")
 
 
-def matrix_rank(matrix) -> RankResult:
+#: The lattice path (:func:`_small_factorization`) is tried only up to this rank: the Hermite
+#: form of an ``n × ρ`` matrix and LLL in dimension ``ρ`` grow quickly with ``ρ``.
+LATTICE_MAX_RANK = 192
+#: Largest entry (bits) of the product ``C·B`` that is formed exactly in one piece; larger
+#: small factorizations are left to the modular check (memory ≈ n·m·(bits/8 + 40) bytes).
+_LATTICE_MAX_PRODUCT_BITS = 256
+#: Cost model (seconds, measured on 2 cores; only chooses a path, never affects a result):
+#: LLL of a ρ-dimensional lattice of determinant 2^L ≈ 5·10⁻¹³·ρ³·L²; one modular
+#: verification pass of an n × m matrix ≈ n·m·(ρ/2.4·10⁹ + 4·10⁻⁸).
+_LLL_COST, _PASS_COST_RHO, _PASS_COST_ENTRY = 5e-13, 1 / 2.4e9, 4e-8
+
+
+def _bits(M) -> int:
+    """``max |entry|`` of an ``fmpz_mat`` in bits (0 for the zero matrix)."""
+    ints = [int(v) for v in M.entries()]
+    return max(abs(max(ints)), abs(min(ints))).bit_length() if ints else 0
+
+
+def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False) -> str | None:
+    """Try to prove ``rank(Z) ≤ ρ`` by a factorization ``b·Z = C·B`` with *small* entries, or ``None``.
+
+    The rank factorization ``Z = Z[:,J]·G⁻¹·Z[I,:]`` has entries as large as the minors of
+    ``G = Z[I,J]`` (about ρ times the bits of ``Z``), and verifying it is ρ times dearer
+    than verifying a factorization with entries the size of ``Z``'s. Such a small one
+    exists whenever ``Z`` is a product of small factors (a kernel ``Φ_QΦ_Kᵀ``), and lattice
+    reduction finds it: the rows of ``Z[:,J]`` span a lattice ``Λ ⊂ ℤ^ρ`` of rank ρ; its
+    Hermite form gives a basis, LLL a reduced basis ``B_J`` (entries near the factors'); the
+    coordinates ``C = Z[:,J]·B_J⁻¹`` of the rows are then small integers, and
+    ``B = C[I,:]⁻¹·Z[I,:]`` (so ``Z = C·B`` if the rank is ρ). How ``C`` and ``B`` were found
+    does not matter: the proof is the identity ``b·Z = C·Bₙ`` (``B = Bₙ/b``), checked in
+    exact integer arithmetic, which gives ``rank(Z) ≤ rank(C) ≤ ρ``.
+
+    Tried only when a cost model predicts LLL to be cheaper than the modular check of the
+    plain factorization (``always=True`` skips that prediction, for tests and benchmarks).
+    """
+    from flint import ctx, fmpq_mat, fmpz_mat
+
+    n, m = Z.nrows(), Z.ncols()
+    if rho > LATTICE_MAX_RANK:
+        return None
+    H = ZJ.hnf()  # nonzero rows first: an upper-triangular basis of Λ
+    diag = [int(H[i, i]) for i in range(rho)]
+    if any(d == 0 for d in diag):
+        return None
+    logdet = sum(d.bit_length() for d in diag)
+    modular_passes = (logdet + 2 * _bits(ZJ) + 8) / 49
+    if not always and _LLL_COST * rho**3 * logdet**2 > modular_passes * n * m * (rho * _PASS_COST_RHO + _PASS_COST_ENTRY):
+        return None  # the modular check of the plain rank factorization is predicted cheaper
+    BJ = fmpz_mat(rho, rho, [H[i, j] for i in range(rho) for j in range(rho)]).lll(delta=0.75)
+    try:
+        Cn = fmpq_mat(BJ.transpose()).solve(fmpq_mat(ZJ.transpose())).transpose().numer_denom()[0]
+        CI = fmpz_mat(rho, rho, [Cn[i, j] for i in I for j in range(rho)])
+        ZI = fmpz_mat(rho, m, [Z[i, j] for i in I for j in range(m)])
+        Bn, b = fmpq_mat(CI).solve(fmpq_mat(ZI)).numer_denom()
+    except ZeroDivisionError:
+        return None
+    cbits, bbits = _bits(Cn), _bits(Bn)
+    if cbits + bbits + rho.bit_length() > _LATTICE_MAX_PRODUCT_BITS:
+        return None
+    threads = ctx.threads
+    ctx.threads = max(1, min(2, os.cpu_count() or 1))
+    try:
+        holds = Cn * Bn == (Z if b == 1 else Z * b)  # exact: flint's integer product and comparison
+    finally:
+        ctx.threads = threads
+    if not holds:
+        return None
+    scale = "Z" if b == 1 else f"{int(b)}·Z"
+    return (f"a rank factorization with {rho} column{'s' if rho != 1 else ''} and small entries ({scale} = C·B, "
+            f"C of {n} × {rho} and B of {rho} × {m} integers of at most {cbits} and {bbits} bits, found by lattice "
+            f"reduction: Hermite form and LLL of the lattice spanned by the rows of {rho} pivot columns), "
+            f"verified exactly in integer arithmetic")
+
+
+def matrix_rank(matrix, *, factorization: str = "auto") -> RankResult:
     """The exact rank of a rational matrix, with the source of each bound (docs/math.md §2).
 
     ``matrix`` is an ``fmpq_mat``, an ``fmpz_mat`` (used as they are, no conversion) or a
@@ -263,14 +344,20 @@ def matrix_rank(matrix) -> RankResult:
     1. clear denominators (``fmpz_mat``, same rank); the rank modulo a prime is a
        **certified lower bound** (a nonzero minor mod p is a nonzero integer);
     2. if it equals ``min(rows, columns)`` the shape is the upper bound: done;
-    3. otherwise an **upper bound** from an exact rank factorization ``Z = Z[:,J]·X``
-       found modularly and verified exactly (:func:`_factorization_certificate`);
+    3. otherwise an **upper bound** from a rank factorization with ρ columns, verified
+       exactly: one with small entries found by lattice reduction when that is predicted
+       cheaper (:func:`_small_factorization`), else (or if it fails) ``Z = Z[:,J]·X``
+       with ``X`` solved exactly and checked modulo many primes
+       (:func:`_factorization_certificate`). ``factorization="lattice"`` or ``"modular"``
+       forces one of the two (tests, benchmarks);
     4. only if the two disagree (a prime dividing some minor, rare): exact elimination
        (python-flint ``fmpz_mat.rank``).
 
     >>> r = matrix_rank([[1, 2, 3], [2, 4, 6], [1, 0, 1]])
     >>> r.rank, r.upper_from.split(" (")[0]
-    (2, 'a rank factorization with 2 columns')
+    (2, 'a rank factorization with 2 columns and small entries')
+    >>> matrix_rank([[1, 2, 3], [2, 4, 6], [1, 0, 1]], factorization="modular").upper_from.split(" (")[0]
+    'a rank factorization with 2 columns'
     >>> matrix_rank([[Fraction(1, 3), 1], [0, 2]]).upper_from
     'the matrix shape (2 × 2)'
     >>> matrix_rank([[0.5]])
@@ -280,6 +367,8 @@ def matrix_rank(matrix) -> RankResult:
     """
     from flint import nmod_mat
 
+    if factorization not in ("auto", "lattice", "modular"):
+        raise ValueError(f"factorization must be 'auto', 'lattice' or 'modular', not {factorization!r}")
     Z = _integer_matrix(matrix)
     n, m = Z.nrows(), Z.ncols()
     if n == 0 or m == 0:
@@ -295,7 +384,12 @@ def matrix_rank(matrix) -> RankResult:
         if best == 0 and Z.is_zero():
             return RankResult(0, "the zero matrix", "the zero matrix")
         if rho == best and rho > 0:
-            cert = _factorization_certificate(Z, R, rho, p)
+            blocks = _pivot_blocks(Z, R, rho, p)
+            cert = None
+            if blocks is not None and factorization in ("auto", "lattice"):
+                cert = _small_factorization(Z, blocks[1], blocks[2], rho, always=factorization == "lattice")
+            if cert is None and blocks is not None and factorization in ("auto", "modular"):
+                cert = _factorization_certificate(Z, *blocks, rho, p)
             if cert is not None:
                 return RankResult(rho, lower, cert)
     exact_r = Z.rank()  # every prime divided a minor: fall back to exact elimination
