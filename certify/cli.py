@@ -524,7 +524,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
 def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 
-    Needs PyTorch (pip install 'certify[train]'). Exit 0 when every run was trained,
+    Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained,
     exported and checked; 2 bad input or no torch; 3 a result contradicts the certificate.
     """
     from .kernels import training as T

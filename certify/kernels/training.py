@@ -21,7 +21,7 @@ Training: full batch, mean squared error, Adam (learning rate 0.05), ``θ ~ N(0,
 torch are seeded with the run's seed, ``torch.use_deterministic_algorithms(True)`` and one
 torch thread, so a seed gives byte-identical arrays.
 
-PyTorch is an optional extra (``pip install 'certify[train]'``); it is imported only
+PyTorch is an optional extra (``pip install '.[train]'`` from the checkout); it is imported only
 inside the functions that train, never by the rest of ``certify``:
 
 >>> import certify.kernels.training as T
@@ -62,7 +62,8 @@ __all__ = [
     "summarize",
 ]
 
-TORCH_HINT = "certify train needs PyTorch: pip install 'certify[train]' (or any torch >= 2.0)"
+TORCH_HINT = ("certify train needs PyTorch (any torch >= 2.0): from the checkout, pip install '.[train]'; "
+              "for the CPU-only build install it first, e.g. pip install torch==2.13.0 (README, optional extras)")
 MAX_RANK = 1024
 MAX_STEPS = 1_000_000
 #: The one-hot readout has N² parameters (with Adam's state, 32 bytes each): at most
