@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 TORCH_HINT = ("certify train needs PyTorch (any torch >= 2.0): from the checkout, pip install '.[train]'; "
-              "for the CPU-only build install it first, e.g. pip install torch==2.13.0 (README, optional extras)")
+              "for the CPU-only build install it first, e.g. pip install torch==2.13.0 (README, Dependencies)")
 MAX_RANK = 1024
 MAX_STEPS = 1_000_000
 #: The one-hot readout has N² parameters (with Adam's state, 32 bytes each): at most
