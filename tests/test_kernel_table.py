@@ -124,3 +124,30 @@ def test_a_check_beyond_the_exact_work_limit_is_refused_before_converting():
     t.check_work(2, 2)  # small: fine
     with pytest.raises(TableFormatError, match="exact entries"):
         t.check_work(6_000, MAX_EXACT_ENTRIES // 6_000 + 1)  # a family of 6,000 query tokens (adversarial review)
+
+
+@pytest.mark.parametrize("compress", [True, False])
+def test_npz_bytes_is_a_reproducible_npz_the_reader_and_numpy_both_read(tmp_path, monkeypatch, compress):
+    """Same arrays, same bytes — even with the clock moved a day — and the same arrays back."""
+    import io
+    import time
+    import zipfile
+
+    from certify.kernels.table import NPZ_DATE, npz_bytes
+
+    arrays = {"tokens": np.array(["10", "01"]), "kernel": np.array([[1.5, 0.25], [0, 2]]), "beta": np.zeros(2),
+              "w": np.arange(4, dtype=np.int64).reshape(2, 2)}
+    first = npz_bytes(arrays, compress=compress)
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now + 86_400)
+    assert npz_bytes(arrays, compress=compress) == first
+    with zipfile.ZipFile(io.BytesIO(first)) as zf:
+        assert [i.filename for i in zf.infolist()] == ["tokens.npy", "kernel.npy", "beta.npy", "w.npy"]
+        assert {i.date_time for i in zf.infolist()} == {NPZ_DATE}
+    with np.load(io.BytesIO(first)) as back:
+        for k, v in arrays.items():
+            assert np.array_equal(back[k], v) and back[k].dtype == v.dtype, k
+    p = tmp_path / "t.npz"
+    p.write_bytes(first)
+    t = load_table(str(p))
+    assert t.size == 2 and t.entry("kernel", 0, 0) == Fraction(3, 2)

@@ -113,8 +113,10 @@ def write_table(table: dict[str, Any], path: str) -> None:
     elif path.endswith(".npz"):
         if not table["fits_int64"]:
             raise ConstructionInputError(f"{path}: the table's integers exceed int64; write it as .json instead")
+        from ..kernels.table import npz_bytes
+
         with open(path, "wb") as fh:
-            np.savez_compressed(fh, **fields)
+            fh.write(npz_bytes(fields))
     else:
         raise ConstructionInputError(f"--out must end in .npz or .json, not {os.path.basename(path)!r}")
 

@@ -38,7 +38,7 @@ import zlib
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "LIMITS"]
+__all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "LIMITS", "npz_bytes"]
 
 KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "note")
 NUMERIC = ("phi_q", "phi_k", "kernel", "beta", "w", "values")
@@ -668,3 +668,32 @@ def load_table(path: str) -> KernelTable:
         return loads_json(data)
     except TableFormatError as exc:
         raise TableFormatError(f"{path}: {exc}") from None
+
+
+#: The date every member of a written ``.npz`` carries (the earliest a zip can hold), so
+#: that the same arrays always give the same bytes.
+NPZ_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def npz_bytes(arrays: dict[str, Any], *, compress: bool = True, allow_pickle: bool = False) -> bytes:
+    """An ``.npz`` archive of ``arrays`` as ``numpy.savez[_compressed]`` writes it, but reproducible.
+
+    numpy dates each member with the current time, so writing the same table twice gives
+    different files; here every member is dated :data:`NPZ_DATE`. Members are ``<name>.npy``
+    in the order given, without pickles unless ``allow_pickle`` (the reader refuses object
+    arrays; the test corpus writes one to show it).
+    """
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED) as zf:
+        for name, arr in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=allow_pickle)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=NPZ_DATE)
+            info.compress_type = zf.compression
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, member.getvalue())
+    return buf.getvalue()

@@ -265,8 +265,12 @@ def export_table(path: str, tokens: list[int], m: int, head: dict[str, Any], not
     """Write a trained head as a kernel table (``.npz``, docs/kernel-table-format.md); floats are kept as they are."""
     import numpy as np
 
-    np.savez(path, tokens=np.array([format(z, f"0{m}b")[::-1] for z in tokens]),
-             phi_q=head["phi_q"], phi_k=head["phi_k"], beta=head["beta"], w=head["w"])
+    from .table import npz_bytes
+
+    data = npz_bytes({"tokens": np.array([format(z, f"0{m}b")[::-1] for z in tokens]), "phi_q": head["phi_q"],
+                      "phi_k": head["phi_k"], "beta": head["beta"], "w": head["w"]}, compress=False)
+    with open(path, "wb") as fh:  # byte-for-byte the same for the same seed (members dated 1980-01-01)
+        fh.write(data)
 
 
 def construction_report(family: FamilySpec) -> KernelReport:

@@ -5,7 +5,8 @@ All tables cover the 239 distinct tokens of the rank-nine family (paper chains);
 ``certify check-kernel`` on it. ``rank15_solves.npz`` is exactly what
 ``certify construction rank15 --out docs/examples/rank15_solves.npz`` writes: both call
 ``certify.constructions.one_hot`` (the tests compare the arrays). Every entry is an
-integer, so the tables are exact.
+integer, so the tables are exact. Every member is dated 1980-01-01
+(``certify.kernels.table.npz_bytes``), so rerunning this script changes no byte.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from certify.constructions.one_hot import one_hot_table, write_table  # noqa: E402
 from certify.kernels.audit import load_family  # noqa: E402
+from certify.kernels.table import npz_bytes  # noqa: E402
 from witnesses import interpolating_key  # noqa: E402
 
 
@@ -43,11 +45,7 @@ def main() -> None:
     write_table(solves, str(HERE / "rank15_solves.npz"))
     write_table(one_bad_entry(solves, family), str(HERE / "rank15_fails.npz"))
     write_table(one_hot_table(family, base=Fraction(8, 5)), str(HERE / "rank15_flat_kernel.npz"))
-    kernel_only = {k: v for k, v in solves.items() if k not in ("beta", "w", "values")}
-    import numpy as np
-
-    with open(HERE / "rank15_kernel_only.npz", "wb") as fh:
-        np.savez_compressed(fh, **{k: kernel_only[k] for k in ("tokens", "phi_q", "phi_k")})
+    (HERE / "rank15_kernel_only.npz").write_bytes(npz_bytes({k: solves[k] for k in ("tokens", "phi_q", "phi_k")}))
     uniform = {
         "note": "the uniform kernel α ≡ 1 (rank 1) on the rank-nine family's tokens; no readout can exist",
         "tokens": list(solves["tokens"]),
