@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 import click
@@ -702,9 +703,23 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     return EXIT_VERIFIED
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM: unwind like an exception, so that atomic writes remove their temporary files."""
+    click.echo("certify: terminated (SIGTERM)", err=True)
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the CLI, turn every failure into one line and an exit code."""
+    """Console entry point: run the CLI, turn every failure into one line and an exit code.
+
+    SIGTERM (``kill``, a CI timeout) exits 143 after unwinding: ``finally`` blocks run, so no
+    ``OUT.tmp<pid>`` is left behind (SIGKILL cannot be caught; Ctrl-C is "aborted", exit 1).
+    """
     safe_output_streams()
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread (an embedding program): leave its handlers alone
+        previous = None
     try:
         code = cli.main(args=argv, prog_name="certify", standalone_mode=False)
     except click.exceptions.UsageError as exc:
@@ -726,6 +741,9 @@ def main(argv: list[str] | None = None) -> None:
             raise
         click.echo(f"certify: internal error: {type(exc).__name__}: {exc} (set CERTIFY_DEBUG=1 for a traceback)", err=True)
         code = EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -110,3 +110,26 @@ def test_family_from_a_certificate_is_what_check_kernel_reads(tmp_path, cert):
                                        ([], 2)])
 def test_family_from_refuses_what_it_cannot_stand_behind(tmp_path, args, code):
     assert_one_line_error(run_cli("family", *args, "--out", str(tmp_path / "f.json"), cwd=ROOT), code)
+
+
+def test_sigterm_while_writing_a_family_leaves_no_temporary_file(tmp_path):
+    """`kill` during `certify family --from` (1.3 GB to write): exit 143, neither OUT nor OUT.tmp<pid> remains."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    out = tmp_path / "fam.json"
+    proc = subprocess.Popen([sys.executable, "-m", "certify.cli", "family", "--from",
+                             str(ROOT / "docs" / "results" / "golay24.cert.json"), "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob("fam.json.tmp*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(tmp_path.glob("fam.json.tmp*")), "the temporary file never appeared"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err.strip().splitlines()[-1] == "certify: terminated (SIGTERM)"
+    assert list(tmp_path.iterdir()) == []
