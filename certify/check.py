@@ -1190,15 +1190,17 @@ def safe_output_streams() -> None:
             setattr(sys, name, _Transliterating(stream))
 
 
-def run(path: str, quiet: bool = False, as_json: bool = False) -> int:
+def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None = None) -> int:
     """Verify ``path``, print the outcome (stdout on success, one line on stderr otherwise); return the exit code.
 
     Every outcome is one of the four exit codes: an unexpected exception inside this
     checker is reported in one line as an internal error (exit 3), never as a traceback.
+    ``keep``: a list that receives ``(document, Verified)`` once the file is verified.
     """
     safe_output_streams()
     try:
-        result = check_file(path)
+        doc = load(path)
+        result = check(doc)
     except CertificateError as exc:
         label = {EXIT_MALFORMED: "MALFORMED", EXIT_REJECTED: "REJECTED", EXIT_INTERNAL: "INTERNAL CONTRADICTION"}[exc.exit_code]
         if as_json:
@@ -1219,6 +1221,8 @@ def run(path: str, quiet: bool = False, as_json: bool = False) -> int:
                           "ratio": exact_text(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}))
     elif not quiet:
         print(result.summary())
+    if keep is not None:
+        keep.append((doc, result))
     return EXIT_VERIFIED
 
 

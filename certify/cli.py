@@ -117,13 +117,14 @@ def verify(path: str, quiet: bool, as_json: bool, expand: str | None) -> int:
     Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
     (rejected, naming the failing step) or 2 (unreadable or malformed).
     """
-    code = run(path, quiet=quiet, as_json=as_json)
+    kept: list = []
+    code = run(path, quiet=quiet, as_json=as_json, keep=kept)
     if code == EXIT_VERIFIED and expand:
         from .certificates.compact import write_family
-        from .check import load
 
+        doc, verified = kept[0]
         try:
-            count = write_family(load(path), expand)
+            count = write_family(doc, expand, verified)  # the document just verified: neither re-read nor re-checked
         except OSError as exc:
             raise InputError(f"cannot write {expand}: {exc.strerror or exc}") from None
         if not quiet and not as_json:
@@ -462,7 +463,7 @@ def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
     except CertificateError as exc:
         raise (InputError if exc.exit_code == EXIT_MALFORMED else Rejected)(f"{path}: {exc}") from None
     try:
-        count = write_family(doc, out)
+        count = write_family(doc, out, verified)  # checked just above: not again
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
     if as_json:

@@ -95,3 +95,32 @@ def test_rank_bound_refuses_a_code_beyond_the_checker_limits_before_the_work(tmp
     proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
     assert_one_line_error(proc, 2)
     assert "at most 16,384" in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["verify", "{cert}", "--expand", "{out}"], ["family", "--from", "{cert}", "--out", "{out}"]])
+@pytest.mark.parametrize("name", ["tests/certificates/valid/small_paper.json", "docs/results/m16.cert.json"])  # v1, v2
+def test_expanding_a_certificate_checks_it_once(tmp_path, monkeypatch, args, name):
+    """`verify --expand` and `family --from` write the family of the document they just checked, without a second check."""
+    from click.testing import CliRunner
+
+    import certify.certificates.compact as compact
+    import certify.check as check_mod
+    from certify.cli import cli
+
+    calls = []
+    real = check_mod.check
+
+    def counting(doc, *a, **k):
+        calls.append(1)
+        return real(doc, *a, **k)
+
+    monkeypatch.setattr(check_mod, "check", counting)
+    monkeypatch.setattr(compact, "check", counting)
+    monkeypatch.setattr("certify.cli.check", counting)
+    out = tmp_path / "family.json"
+    cert = ROOT / name
+    res = CliRunner().invoke(cli, [a.format(cert=cert, out=out) for a in args])
+    assert res.exit_code == 0, res.output
+    assert len(calls) == 1
+    fam = json.loads(out.read_text())
+    assert fam["from_certificate"] == json.loads(cert.read_text())["sha256"] and fam["family"]["inputs"]

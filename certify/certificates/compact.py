@@ -192,20 +192,20 @@ def code_and_plan(doc: dict[str, Any]) -> tuple[BinaryCode | ConstantWeightCode,
     return code, plan, doc["claim"]["length"]
 
 
-def _verified_compact(doc: dict[str, Any]):
+def _verified_compact(doc: dict[str, Any], verified=None):
     if doc.get("version") != VERSION:
         raise CertificateFormatError("format", f"expected a compact (version {VERSION}) certificate, got version {doc.get('version')!r}")
-    verified = check(doc)
+    verified = check(doc) if verified is None else verified
     code, plan, n = code_and_plan(doc)
     return verified, code, plan, n
 
 
-def _family_inputs(doc: dict[str, Any]):
-    """Verify ``doc`` (either version); return ``(count, iterator of input objects)``."""
+def _family_inputs(doc: dict[str, Any], verified=None):
+    """Verify ``doc`` (either version; ``verified``: already done); return ``(count, iterator of input objects)``."""
     if doc.get("version") != VERSION:  # version 1 lists its family: verify, then read it back
-        verified = check(doc)
+        verified = check(doc) if verified is None else verified
         return verified.counts["inputs"], iter(doc["family"]["inputs"])
-    verified, code, plan, n = _verified_compact(doc)
+    verified, code, plan, n = _verified_compact(doc, verified)
     return verified.counts["inputs"], (x.to_json() for x in iter_planned_inputs(code, plan, n))
 
 
@@ -295,8 +295,11 @@ def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
                                   note=f"expanded from compact certificate {doc['sha256'][:16]}…")
 
 
-def write_family(doc: dict[str, Any], path: str | os.PathLike) -> int:
+def write_family(doc: dict[str, Any], path: str | os.PathLike, verified=None) -> int:
     """Verify ``doc`` (either version) and stream its explicit family to ``path`` (one input per line); return the count.
+
+    ``verified``: what :func:`certify.check.check` returned for this very ``doc`` object,
+    when the caller has just checked it (the check is then not repeated).
 
     Refused (``CertificateFormatError``, step ``limits``) before anything is generated when
     the family would take more than :data:`MAX_WRITE_BYTES` written out.
@@ -309,7 +312,7 @@ def write_family(doc: dict[str, Any], path: str | os.PathLike) -> int:
 
     from .producer import refuse_special_file
 
-    total, inputs = _family_inputs(doc)
+    total, inputs = _family_inputs(doc, verified)
     _expand_limit(total, doc, MAX_WRITE_BYTES, streamed=True)
     path = refuse_special_file(path)
     tmp = f"{path}.tmp{os.getpid()}"
