@@ -229,3 +229,36 @@ def test_factors_wider_than_their_product_take_the_product_not_the_gram_matrix()
     res = factored_matrix_rank(P, K)
     assert res.rank == matrix_rank(P * K.transpose()).rank == 1
     assert res.lower_from.startswith("rank(Φ_QΦ_Kᵀ)")
+
+
+@settings(max_examples=60)
+@given(low_rank_products(), st.lists(st.integers(1, 10**6), min_size=9, max_size=9),
+       st.lists(st.integers(1, 10**6), min_size=9, max_size=9))
+def test_clearing_denominators_line_by_line_keeps_the_rank(rows, rs, cs):
+    """Rows and columns scaled by arbitrary 1/r_i, 1/c_j, then cleared line by line: same rank."""
+    from certify.lemmas import frobenius as F
+
+    scaled = [[Fraction(v) / (rs[i] * cs[j]) for j, v in enumerate(row)] for i, row in enumerate(rows)]
+    flat = [fmpq(v.numerator, v.denominator) for r in scaled for v in r]
+    A = fmpq_mat(len(scaled), len(scaled[0]), flat)
+    Z = F._cleared_by_lines(A)
+    assert Z.nrows() == A.nrows() and Z.ncols() == A.ncols()
+    assert Z.rank() == A.rank() == matrix_rank(A).rank
+    assert all(Z[i, j] == 0 for i in range(Z.nrows()) for j in range(Z.ncols()) if A[i, j] == 0)  # zeros stay
+
+
+def test_a_different_large_denominator_in_each_column_is_cleared_column_by_column():
+    """α(x, z) = 1/e_z with 100-digit e_z on 15 × 239: one common denominator has ≈ 79,000 bits; by columns, 1 bit."""
+    import random
+
+    from certify.lemmas import frobenius as F
+
+    rnd = random.Random(3)
+    e = [rnd.randrange(10**99, 10**100) | 1 for _ in range(239)]
+    A = fmpq_mat(15, 239, [fmpq(1, e[j]) for i in range(15) for j in range(239)])
+    assert int(A.numer_denom()[1]).bit_length() > 50_000
+    assert F._bits(F._integer_matrix(A)) == 1 and F._bits(F._integer_matrix(A.transpose())) == 1
+    both = fmpq_mat(15, 239, [fmpq(1, e[j] * e[i]) for i in range(15) for j in range(239)])  # 1/(r_i c_j)
+    assert F._bits(F._integer_matrix(both)) == 1
+    res = matrix_rank(A)
+    assert res.rank == 1 and "at most 1 and 1 bits" in res.upper_from

@@ -129,22 +129,61 @@ class RankResult:
         return {"rank": self.rank, "lower_from": self.lower_from, "upper_from": self.upper_from}
 
 
+#: A common denominator of at most this many bits clears a rational matrix as a whole;
+#: beyond it, rows or columns are cleared one by one (:func:`_cleared_by_lines`).
+_COMMON_DENOMINATOR_BITS = 256
+
+
 def _integer_matrix(matrix):
-    """An ``fmpz_mat`` with the same rank: flint matrices as they are, rows of exact numbers converted."""
+    """An ``fmpz_mat`` with the same rank: flint matrices as they are, rows of exact numbers converted.
+
+    Denominators are cleared by one common multiple when it is small, else row by row or
+    column by column (whichever needs fewer bits): scaling rows or columns by nonzero
+    numbers keeps the rank, and entries ``1/e_j`` with a different large ``e_j`` in each
+    column would otherwise all be multiplied by the product of every ``e_j``.
+    """
     from flint import fmpq, fmpq_mat, fmpz_mat
 
     if isinstance(matrix, fmpz_mat):
         return matrix
-    if isinstance(matrix, fmpq_mat):
-        return matrix.numer_denom()[0]  # a nonzero scalar multiple: same rank
-    rows = [[exact(v, "matrix entry") for v in row] for row in matrix]
-    if not rows:
-        return fmpz_mat(0, 0)
-    n_cols = len(rows[0])
-    if any(len(r) != n_cols for r in rows):
-        raise ValueError("matrix rows have different lengths")
-    flat = [fmpq(v.numerator, v.denominator) for r in rows for v in r]
-    return fmpq_mat(len(rows), n_cols, flat).numer_denom()[0]
+    if not isinstance(matrix, fmpq_mat):
+        rows = [[exact(v, "matrix entry") for v in row] for row in matrix]
+        if not rows:
+            return fmpz_mat(0, 0)
+        n_cols = len(rows[0])
+        if any(len(r) != n_cols for r in rows):
+            raise ValueError("matrix rows have different lengths")
+        matrix = fmpq_mat(len(rows), n_cols, [fmpq(v.numerator, v.denominator) for r in rows for v in r])
+    Z, d = matrix.numer_denom()  # a nonzero scalar multiple: same rank
+    if int(d).bit_length() <= _COMMON_DENOMINATOR_BITS:
+        return Z
+    return _cleared_by_lines(matrix)
+
+
+def _cleared_by_lines(A):
+    """``A`` (an ``fmpq_mat``) with each row, or each column, multiplied by the lcm of its denominators.
+
+    Then each line of the other kind is divided by the gcd of its entries, so that
+    ``1/(r_i·c_j)`` becomes the all-ones matrix rather than ``lcm(c)/c_j``.
+    """
+    import math
+
+    from flint import fmpz_mat
+
+    n, m = A.nrows(), A.ncols()
+    pq = [(int(v.p), int(v.q)) for v in A.entries()]
+    row_l = [math.lcm(*(q for _, q in pq[i * m:(i + 1) * m])) for i in range(n)]
+    col_l = [math.lcm(*(pq[i * m + j][1] for i in range(n))) for j in range(m)]
+    by_rows = sum(v.bit_length() for v in row_l) * m <= sum(v.bit_length() for v in col_l) * n
+    scale = (lambda k: row_l[k // m]) if by_rows else (lambda k: col_l[k % m])
+    ints = [p * (scale(k) // q) for k, (p, q) in enumerate(pq)]
+    if by_rows:  # then divide each column by its content
+        g = [math.gcd(*ints[j::m]) or 1 for j in range(m)]
+        ints = [v // g[k % m] for k, v in enumerate(ints)]
+    else:
+        g = [math.gcd(*ints[i * m:(i + 1) * m]) or 1 for i in range(n)]
+        ints = [v // g[k // m] for k, v in enumerate(ints)]
+    return fmpz_mat(n, m, ints)
 
 
 def _pivots(R, rank: int) -> list[int]:
