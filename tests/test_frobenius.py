@@ -262,3 +262,36 @@ def test_a_different_large_denominator_in_each_column_is_cleared_column_by_colum
     assert F._bits(F._integer_matrix(both)) == 1
     res = matrix_rank(A)
     assert res.rank == 1 and "at most 1 and 1 bits" in res.upper_from
+
+
+@settings(max_examples=60)
+@given(low_rank_products(), st.lists(st.integers(1, 10**40), min_size=9, max_size=9))
+def test_rank_of_pairs_equals_exact_elimination(rows, cs):
+    """The table path (pairs, denominators cleared by lcm or line by line) gives the exact rank."""
+    from certify.lemmas.frobenius import matrix_rank_of_pairs
+
+    scaled = [[Fraction(v) / cs[j] for j, v in enumerate(row)] for row in rows]
+    pq = [(v.numerator, v.denominator) for r in scaled for v in r]
+    res = matrix_rank_of_pairs(len(rows), len(rows[0]), pq)
+    assert res.exact and res.rank == fmpq_mat(len(rows), len(rows[0]), [fmpq(p, q) for p, q in pq]).rank()
+
+
+def test_a_proof_predicted_too_slow_is_not_attempted_and_says_so():
+    rows = [[1, 2, 3], [2, 4, 6], [1, 0, 1]]
+    res = matrix_rank(rows, max_seconds=1e-12)
+    assert res.rank == 2 and not res.exact and res.upper_from.startswith("not attempted: proving rank ≤ 2")
+    assert matrix_rank([[1, 2], [3, 4]], max_seconds=1e-12).exact  # full rank: the shape is the upper bound, free
+    assert matrix_rank(rows, max_seconds=60).exact
+
+
+def test_denominators_too_large_to_clear_give_the_lower_bound_modulo_a_prime(monkeypatch):
+    from certify.lemmas import frobenius as F
+
+    monkeypatch.setattr(F, "MAX_CLEARED_BITS", 1)
+    big = [10**50 + 3, 10**50 + 7, 10**50 + 9]  # three denominators: no common one under 256 bits
+    deficient = [(1, big[j]) for i in range(3) for j in range(3)]  # rank 1
+    res = F.matrix_rank_of_pairs(3, 3, deficient)
+    assert res.rank == 1 and not res.exact and "not attempted: clearing" in res.upper_from
+    full = [(1 if i == j else 0, big[j]) for i in range(3) for j in range(3)]  # diagonal: rank 3, proved by the shape
+    res = F.matrix_rank_of_pairs(3, 3, full)
+    assert res.rank == 3 and res.exact and res.upper_from.startswith("the matrix shape")

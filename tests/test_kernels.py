@@ -184,3 +184,24 @@ def test_kernel_given_directly_reports_where_its_rank_bounds_come_from(tmp_path)
     js = rep.to_json()["kernel_rank_bounds"]
     assert js["lower_from"].startswith("its rank modulo") and js["upper_from"].startswith("the matrix shape")
     assert any(line.strip().startswith("exact: ≥ from its rank modulo") for line in rep.text())
+
+
+def test_a_rank_proof_over_the_time_limit_reports_a_lower_bound_and_never_a_contradiction(monkeypatch):
+    """MAX_RANK_SECONDS = 0: the uniform kernel's rank 1 is reported as "≥ 1", not as exact."""
+    import json
+
+    import certify.kernels.table as T
+    from certify.kernels.audit import assert_consistent
+
+    tokens = json.loads((EX / "uniform_kernel_only.json").read_text())["tokens"]
+    table = T.loads_json(json.dumps({"tokens": tokens, "kernel": [[1] * len(tokens)] * len(tokens)}))
+    assert check_kernel(table, RANK_NINE).kernel_rank_bounds.exact  # within the limit: proved
+    monkeypatch.setattr(T, "MAX_RANK_SECONDS", 0)
+    rep = check_kernel(table, RANK_NINE)
+    assert rep.kernel_rank == 1 and rep.kernel_rank_bounds.exact is False
+    js = json.loads(json.dumps(rep.to_json()))
+    assert js["kernel_rank_exact"] is False and js["kernel_rank_bounds"]["upper_from"].startswith("not attempted")
+    assert any(line.startswith("kernel rank  ≥ 1 ") for line in rep.text())
+    assert_consistent(True, None, 9, 0)  # a solving table whose rank is only bounded below: no rank contradiction
+    with pytest.raises(KernelContradiction):
+        assert_consistent(True, 8, 9, 0)

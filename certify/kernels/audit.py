@@ -183,14 +183,16 @@ def load_family(path: str | None) -> FamilySpec:
                       len(useless))
 
 
-def assert_consistent(solved: bool, kernel_rank: int, certified_bound: int | None, violated_jumps: int) -> None:
+def assert_consistent(solved: bool, kernel_rank: int | None, certified_bound: int | None, violated_jumps: int) -> None:
     """Raise :class:`KernelContradiction` if a solving kernel breaks the certified bound or a jump.
 
     ``solved`` means: the table's readout solves the family, or some readout exists.
+    ``kernel_rank`` is ``None`` when only a lower bound on it is known (no rank contradiction
+    can then be shown).
     """
     if not solved:
         return
-    if certified_bound is not None and kernel_rank < certified_bound:
+    if certified_bound is not None and kernel_rank is not None and kernel_rank < certified_bound:
         raise KernelContradiction(
             f"CONTRADICTION: the kernel solves the family with rank {kernel_rank}, "
             f"below the certified bound r ≥ {certified_bound}")
@@ -279,13 +281,15 @@ class KernelReport:
             "jumps_checked": self.jumps_checked,
             "jump_violations": self.jump_violations,
             "kernel_rank": self.kernel_rank,
+            "kernel_rank_exact": self.kernel_rank_bounds is None or self.kernel_rank_bounds.exact,
             "certificate_matrix_rank": self.certificate_matrix_rank,
             "certified_bound": self.certified_bound,
             "readout_exists": self.readout_exists,
             "readout": self.readout,
             "infeasible_subfamily": self.infeasible_subfamily,
             "kernel_rank_bounds": None if self.kernel_rank_bounds is None else
-            {"lower_from": self.kernel_rank_bounds.lower_from, "upper_from": self.kernel_rank_bounds.upper_from},
+            {"lower_from": self.kernel_rank_bounds.lower_from, "upper_from": self.kernel_rank_bounds.upper_from,
+             "exact": self.kernel_rank_bounds.exact},
         }
 
     def text(self) -> list[str]:
@@ -318,9 +322,12 @@ class KernelReport:
         cert = (f", certificate matrix B_(S,U) = α(x_S, x_(U^c)): rank {self.certificate_matrix_rank}"
                 if self.certificate_matrix_rank is not None else "")
         bound = f"; certified bound r ≥ {self.certified_bound}" if self.certified_bound is not None else ""
-        lines.append(f"kernel rank  {self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
-        if t["feature_width"] is None and self.kernel_rank_bounds is not None:  # kernel only: say how it was proved
-            b = self.kernel_rank_bounds
+        b = self.kernel_rank_bounds
+        at_least = "" if b is None or b.exact else "≥ "
+        lines.append(f"kernel rank  {at_least}{self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
+        if b is not None and not b.exact:
+            lines.append(f"             only a lower bound: ≥ from {b.lower_from}; ≤ {b.upper_from}")
+        elif t["feature_width"] is None and b is not None:  # kernel only: say how it was proved
             lines.append(f"             exact: ≥ from {b.lower_from}; ≤ from {b.upper_from}")
         if self.readout_exists is not None:
             if self.readout_exists:
@@ -450,16 +457,20 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     if family.code_words is not None:
         from flint import fmpq_mat
 
+        from ..lemmas.frobenius import matrix_rank
+        from .table import MAX_RANK_SECONDS
+
         ws = family.code_words
         B = fmpq_mat(len(ws), len(ws), [alpha(s, complement(u, m)) for s in ws for u in ws])
-        report.certificate_matrix_rank = B.rank()
+        b_rank = matrix_rank(B, max_seconds=MAX_RANK_SECONDS)
+        report.certificate_matrix_rank = b_rank.rank if b_rank.exact else None
 
+    known = report.kernel_rank if rank.exact else None  # a lower bound alone shows no rank contradiction
     if report.solves is not None:
-        assert_consistent(report.solves, report.kernel_rank, family.certified_bound, len(report.jump_violations))
+        assert_consistent(report.solves, known, family.certified_bound, len(report.jump_violations))
     if not table.has_readout or search_readout:
         _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe)
-        assert_consistent(bool(report.readout_exists), report.kernel_rank, family.certified_bound,
-                          len(report.jump_violations))
+        assert_consistent(bool(report.readout_exists), known, family.certified_bound, len(report.jump_violations))
     return report
 
 

@@ -53,11 +53,12 @@ MAX_TOKEN_CHARS = 2**26  # N·m: the tokens are decoded whole
 MAX_FORTRAN_BYTES = 64 * 2**20  # a Fortran-order member is read whole, not streamed by rows
 MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks)
 MAX_PRODUCT_WORK = 10**9  # Q·T·r multiply-adds to form the family's block of α from factors
+MAX_RANK_SECONDS = 60  # predicted time to prove the kernel rank's upper bound (frobenius.predicted_upper_seconds)
 LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BYTES,
           "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
           "token characters N·m": MAX_TOKEN_CHARS, "Fortran-order member bytes": MAX_FORTRAN_BYTES,
           "exact entries per check": MAX_EXACT_ENTRIES, "Q·T·r to form α from factors": MAX_PRODUCT_WORK,
-          "digits of a JSON number": MAX_DIGITS}
+          "digits of a JSON number": MAX_DIGITS, "predicted seconds to prove a rank's upper bound": MAX_RANK_SECONDS}
 
 
 class TableFormatError(ValueError):
@@ -313,12 +314,17 @@ class KernelTable:
         return self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
 
     def alpha_rank(self, rows: list[int], cols: list[int], block=None):
-        """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them)."""
-        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank
+        """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them).
 
-        if "kernel" in self.fields:
-            return matrix_rank(block if block is not None else self.alpha_block(rows, cols))
-        return factored_matrix_rank(self._rows("phi_q", rows), self._rows("phi_k", cols))
+        The upper bound is not attempted when predicted to take more than
+        :data:`MAX_RANK_SECONDS` (``RankResult.exact`` is then false).
+        """
+        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank_of_pairs
+
+        if "kernel" in self.fields:  # from the pairs: denominators cleared line by line when they differ widely
+            return matrix_rank_of_pairs(len(rows), len(cols), self.fields["kernel"].pairs(rows, cols),
+                                        max_seconds=MAX_RANK_SECONDS)
+        return factored_matrix_rank(self._rows("phi_q", rows), self._rows("phi_k", cols), max_seconds=MAX_RANK_SECONDS)
 
     def g_block(self, rows: list[int], cols: list[int]):
         """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout."""

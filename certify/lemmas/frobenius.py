@@ -35,6 +35,8 @@ __all__ = [
     "exact_rank",
     "factored_matrix_rank",
     "factored_rank",
+    "predicted_upper_seconds",
+    "matrix_rank_of_pairs",
 ]
 
 
@@ -118,15 +120,18 @@ class RankResult:
 
     ``rank`` is proved: ``lower_from`` names a certified lower bound (a rank modulo a
     prime never exceeds the rank over ℚ) and ``upper_from`` a certified upper bound (the
-    matrix shape, a verified rank factorization, or exact elimination).
+    matrix shape, a verified rank factorization, or exact elimination). If ``exact`` is
+    false, only the lower bound was proved (the upper one was not attempted within the
+    time allowed, :func:`matrix_rank`'s ``max_seconds``) and ``upper_from`` says why.
     """
 
     rank: int
     lower_from: str
     upper_from: str
+    exact: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"rank": self.rank, "lower_from": self.lower_from, "upper_from": self.upper_from}
+        return {"rank": self.rank, "lower_from": self.lower_from, "upper_from": self.upper_from, "exact": self.exact}
 
 
 #: A common denominator of at most this many bits clears a rational matrix as a whole;
@@ -161,21 +166,53 @@ def _integer_matrix(matrix):
 
 
 def _cleared_by_lines(A):
-    """``A`` (an ``fmpq_mat``) with each row, or each column, multiplied by the lcm of its denominators.
+    """``A`` (an ``fmpq_mat``) with its denominators cleared line by line (:func:`_cleared_from_pairs`)."""
+    n, m = A.nrows(), A.ncols()
+    return _cleared_from_pairs(n, m, [(int(v.p), int(v.q)) for v in A.entries()], None)
 
-    Then each line of the other kind is divided by the gcd of its entries, so that
-    ``1/(r_i·c_j)`` becomes the all-ones matrix rather than ``lcm(c)/c_j``.
+
+#: At most this many bits in all for an integer matrix cleared line by line from a table
+#: (``matrix_rank_of_pairs``); beyond it only the rank's lower bound is computed.
+MAX_CLEARED_BITS = 2**30
+
+
+def _line_lcms(lines, width: int, max_bits: int | None) -> list[int] | None:
+    """The lcm of each line's denominators, or ``None`` once ``Σ bits(lcm)·width`` would pass ``max_bits``."""
+    import math
+
+    out, total = [], 0
+    for qs in lines:
+        L = 1
+        for q in qs:
+            if L % q:
+                L = L // math.gcd(L, q) * q
+                if max_bits is not None and total + L.bit_length() * width > max_bits:
+                    return None
+        out.append(L)
+        total += L.bit_length() * width
+    return out
+
+
+def _cleared_from_pairs(n: int, m: int, pq: list[tuple[int, int]], max_bits: int | None):
+    """An ``fmpz_mat`` of the same rank as the rational ``n × m`` matrix of ``(p, q)`` pairs (row-major), or ``None``.
+
+    Each row, or each column, is multiplied by the lcm of its denominators (whichever
+    needs fewer bits in all); then each line of the other kind is divided by the gcd of its
+    entries, so that ``1/(r_i·c_j)`` becomes the all-ones matrix rather than ``lcm(c)/c_j``.
+    Scaling lines by nonzero numbers keeps the rank. ``None`` if both ways need more than
+    ``max_bits`` bits in all (checked while the lcms grow, before any entry is scaled).
     """
     import math
 
     from flint import fmpz_mat
 
-    n, m = A.nrows(), A.ncols()
-    pq = [(int(v.p), int(v.q)) for v in A.entries()]
-    row_l = [math.lcm(*(q for _, q in pq[i * m:(i + 1) * m])) for i in range(n)]
-    col_l = [math.lcm(*(pq[i * m + j][1] for i in range(n))) for j in range(m)]
-    by_rows = sum(v.bit_length() for v in row_l) * m <= sum(v.bit_length() for v in col_l) * n
-    scale = (lambda k: row_l[k // m]) if by_rows else (lambda k: col_l[k % m])
+    rows = _line_lcms([[q for _, q in pq[i * m:(i + 1) * m]] for i in range(n)], m, max_bits)
+    cols = _line_lcms([[pq[i * m + j][1] for i in range(n)] for j in range(m)], n, max_bits)
+    if rows is None and cols is None:
+        return None
+    by_rows = cols is None or (rows is not None and sum(v.bit_length() for v in rows) * m
+                               <= sum(v.bit_length() for v in cols) * n)
+    scale = (lambda k: rows[k // m]) if by_rows else (lambda k: cols[k % m])
     ints = [p * (scale(k) // q) for k, (p, q) in enumerate(pq)]
     if by_rows:  # then divide each column by its content
         g = [math.gcd(*ints[j::m]) or 1 for j in range(m)]
@@ -184,6 +221,51 @@ def _cleared_by_lines(A):
         g = [math.gcd(*ints[i * m:(i + 1) * m]) or 1 for i in range(n)]
         ints = [v // g[k // m] for k, v in enumerate(ints)]
     return fmpz_mat(n, m, ints)
+
+
+def _common_denominator(pq: list[tuple[int, int]], max_bits: int) -> int | None:
+    """The lcm of all denominators, or ``None`` as soon as it passes ``max_bits`` bits."""
+    import math
+
+    d = 1
+    for _, q in pq:
+        if d % q:
+            d = d // math.gcd(d, q) * q
+            if d.bit_length() > max_bits:
+                return None
+    return d
+
+
+def matrix_rank_of_pairs(n: int, m: int, pq: list[tuple[int, int]], *, max_seconds: float | None = None) -> RankResult:
+    """:func:`matrix_rank` of the ``n × m`` rational matrix given as ``(numerator, denominator)`` pairs, row-major.
+
+    For untrusted tables (``certify check-kernel``): denominators are cleared from the
+    pairs — by their lcm when it has at most 256 bits, else line by line — and if even
+    that would take more than :data:`MAX_CLEARED_BITS`, only the lower bound is computed
+    (the rank of the entries modulo a prime that divides no denominator), so a table of
+    many distinct large denominators costs time and memory linear in its entries.
+    """
+    from flint import fmpz_mat, nmod_mat
+
+    if n == 0 or m == 0:
+        return RankResult(0, "an empty matrix", "an empty matrix")
+    d = _common_denominator(pq, _COMMON_DENOMINATOR_BITS)
+    if d is not None:
+        Z = fmpz_mat(n, m, [p * (d // q) for p, q in pq])
+    else:
+        Z = _cleared_from_pairs(n, m, pq, MAX_CLEARED_BITS)
+    if Z is not None:
+        return matrix_rank(Z, max_seconds=max_seconds)
+    for P in RANK_PRIMES:
+        if all(q % P for _, q in pq):
+            rho = nmod_mat(n, m, [p * pow(q, -1, P) % P for p, q in pq], P).rank()
+            lower = f"its rank modulo the prime {'2^61 − 1' if P == 2**61 - 1 else P}"
+            if rho == min(n, m):
+                return RankResult(rho, lower, f"the matrix shape ({n:,} × {m:,})")
+            return RankResult(rho, lower, f"not attempted: clearing the denominators of this {n:,} × {m:,} matrix would "
+                              f"take more than {MAX_CLEARED_BITS:,} bits", exact=False)
+    return RankResult(0, "not computed: every prime tried divides a denominator",
+                      f"not attempted: clearing the denominators would take more than {MAX_CLEARED_BITS:,} bits", exact=False)
 
 
 def _pivots(R, rank: int) -> list[int]:
@@ -303,9 +385,9 @@ def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: i
 #: The lattice path (:func:`_small_factorization`) is tried only up to this rank: the Hermite
 #: form of an ``n × ρ`` matrix and LLL in dimension ``ρ`` grow quickly with ``ρ``.
 LATTICE_MAX_RANK = 192
-#: Largest entry (bits) of the product ``C·B`` that is formed exactly in one piece; larger
-#: small factorizations are left to the modular check (memory ≈ n·m·(bits/8 + 40) bytes).
-_LATTICE_MAX_PRODUCT_BITS = 256
+#: Most bits in all of the product ``C·B``, formed exactly in one piece (256 MiB); larger
+#: factorizations are left to the modular check.
+_LATTICE_MAX_PRODUCT_BITS = 2**31
 #: Cost model (seconds, measured on 2 cores; only chooses a path, never affects a result):
 #: LLL of a ρ-dimensional lattice of determinant 2^L ≈ 5·10⁻¹³·ρ³·L²; one modular
 #: verification pass of an n × m matrix ≈ n·m·(ρ/2.4·10⁹ + 4·10⁻⁸).
@@ -318,7 +400,8 @@ def _bits(M) -> int:
     return max(abs(max(ints)), abs(min(ints))).bit_length() if ints else 0
 
 
-def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False) -> str | None:
+def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False,
+                         max_seconds: float | None = None) -> str | None:
     """Try to prove ``rank(Z) ≤ ρ`` by a factorization ``b·Z = C·B`` with *small* entries, or ``None``.
 
     The rank factorization ``Z = Z[:,J]·G⁻¹·Z[I,:]`` has entries as large as the minors of
@@ -345,9 +428,10 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False)
     if any(d == 0 for d in diag):
         return None
     logdet = sum(d.bit_length() for d in diag)
-    modular_passes = (logdet + 2 * _bits(ZJ) + 8) / 49
-    if not always and _LLL_COST * rho**3 * logdet**2 > modular_passes * n * m * (rho * _PASS_COST_RHO + _PASS_COST_ENTRY):
+    if not always and _lattice_seconds(rho, logdet) > _modular_seconds(n, m, rho, logdet, _bits(ZJ)):
         return None  # the modular check of the plain rank factorization is predicted cheaper
+    if max_seconds is not None and _lattice_seconds(rho, logdet) > max_seconds:
+        return None
     BJ = fmpz_mat(rho, rho, [H[i, j] for i in range(rho) for j in range(rho)]).lll(delta=0.75)
     try:
         Cn = fmpq_mat(BJ.transpose()).solve(fmpq_mat(ZJ.transpose())).transpose().numer_denom()[0]
@@ -357,7 +441,7 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False)
     except ZeroDivisionError:
         return None
     cbits, bbits = _bits(Cn), _bits(Bn)
-    if cbits + bbits + rho.bit_length() > _LATTICE_MAX_PRODUCT_BITS:
+    if n * m * (cbits + bbits + rho.bit_length()) > _LATTICE_MAX_PRODUCT_BITS:
         return None
     threads = ctx.threads
     ctx.threads = max(1, min(2, os.cpu_count() or 1))
@@ -374,7 +458,30 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False)
             f"verified exactly in integer arithmetic")
 
 
-def matrix_rank(matrix, *, factorization: str = "auto") -> RankResult:
+def predicted_upper_seconds(n: int, m: int, rho: int, zbits: int) -> float:
+    """Predicted seconds to prove ``rank ≤ ρ`` for an ``n × m`` integer matrix of ``zbits``-bit entries.
+
+    The cheaper of the two paths' cost models, with ``L = ρ·(zbits + log₂ρ)`` — about
+    the Hadamard bound on the ρ × ρ minors, which bounds the lattice's determinant and
+    the size of ``X`` (for a product of small factors the truth is about half). Only
+    decides whether to try (``max_seconds``); never affects a result.
+    """
+    L = rho * (zbits + max(1, rho).bit_length())
+    modular = _modular_seconds(n, m, rho, L, zbits)
+    return min(modular, _lattice_seconds(rho, L)) if rho <= LATTICE_MAX_RANK else modular
+
+
+def _modular_seconds(n: int, m: int, rho: int, L: int, zbits: int) -> float:
+    """Cost model of :func:`_factorization_certificate`: ``≈ L/49`` passes over ``n × m`` entries of ``zbits`` bits."""
+    return ((L + 2 * zbits + 8) / 49 + 1) * n * m * (rho * _PASS_COST_RHO + (zbits // 56 + 1) * _PASS_COST_ENTRY)
+
+
+def _lattice_seconds(rho: int, L: int) -> float:
+    """Cost model of LLL in :func:`_small_factorization`: dimension ρ, determinant ``2^L``."""
+    return _LLL_COST * rho**3 * L**2
+
+
+def matrix_rank(matrix, *, factorization: str = "auto", max_seconds: float | None = None) -> RankResult:
     """The exact rank of a rational matrix, with the source of each bound (docs/math.md §2).
 
     ``matrix`` is an ``fmpq_mat``, an ``fmpz_mat`` (used as they are, no conversion) or a
@@ -388,7 +495,9 @@ def matrix_rank(matrix, *, factorization: str = "auto") -> RankResult:
        cheaper (:func:`_small_factorization`), else (or if it fails) ``Z = Z[:,J]·X``
        with ``X`` solved exactly and checked modulo many primes
        (:func:`_factorization_certificate`). ``factorization="lattice"`` or ``"modular"``
-       forces one of the two (tests, benchmarks);
+       forces one of the two (tests, benchmarks). With ``max_seconds``, a proof
+       predicted (:func:`predicted_upper_seconds`) to take longer is not attempted:
+       the result then has ``exact=False`` and ``rank`` is only the lower bound;
     4. only if the two disagree (a prime dividing some minor, rare): exact elimination
        (python-flint ``fmpz_mat.rank``).
 
@@ -422,15 +531,34 @@ def matrix_rank(matrix, *, factorization: str = "auto") -> RankResult:
             return RankResult(best, lower, f"the matrix shape ({n:,} × {m:,})")
         if best == 0 and Z.is_zero():
             return RankResult(0, "the zero matrix", "the zero matrix")
+        if rho == best and rho > 0 and max_seconds is not None:
+            zbits = _bits(Z)
+            predicted = predicted_upper_seconds(n, m, rho, zbits)
+            if predicted > max_seconds:
+                return RankResult(rho, lower, f"not attempted: proving rank ≤ {rho} of this {n:,} × {m:,} matrix of "
+                                  f"{zbits:,}-bit integers is predicted to take about {predicted:,.0f} s, more than "
+                                  f"the {max_seconds:,.0f} s allowed", exact=False)
         if rho == best and rho > 0:
             blocks = _pivot_blocks(Z, R, rho, p)
             cert = None
             if blocks is not None and factorization in ("auto", "lattice"):
-                cert = _small_factorization(Z, blocks[1], blocks[2], rho, always=factorization == "lattice")
+                cert = _small_factorization(Z, blocks[1], blocks[2], rho, always=factorization == "lattice",
+                                            max_seconds=max_seconds)
             if cert is None and blocks is not None and factorization in ("auto", "modular"):
+                if max_seconds is not None:
+                    zbits = _bits(Z)
+                    predicted = _modular_seconds(n, m, rho, rho * (zbits + rho.bit_length()), zbits)
+                    if predicted > max_seconds:
+                        return RankResult(rho, lower, f"not attempted: no small factorization was found, and checking the "
+                                          f"plain one for this {n:,} × {m:,} matrix of {zbits:,}-bit integers is "
+                                          f"predicted to take about {predicted:,.0f} s, more than the {max_seconds:,.0f} s "
+                                          "allowed", exact=False)
                 cert = _factorization_certificate(Z, *blocks, rho, p)
             if cert is not None:
                 return RankResult(rho, lower, cert)
+    if max_seconds is not None and predicted_upper_seconds(n, m, full, _bits(Z)) > max_seconds:
+        return RankResult(best, lower, "not attempted: the factorization checks failed (a prime divided a minor) and "
+                          f"exact elimination is not bounded by the {max_seconds:,.0f} s allowed", exact=False)
     exact_r = Z.rank()  # every prime divided a minor: fall back to exact elimination
     how = "exact elimination (python-flint fmpz_mat.rank)"
     return RankResult(exact_r, how, how)
@@ -441,15 +569,15 @@ def exact_rank(matrix) -> int:
     return matrix_rank(matrix).rank
 
 
-def factored_matrix_rank(P, K) -> RankResult:
-    """:func:`factored_rank` with the sources of its bounds (:class:`RankResult`)."""
+def factored_matrix_rank(P, K, *, max_seconds: float | None = None) -> RankResult:
+    """:func:`factored_rank` with the sources of its bounds (:class:`RankResult`; ``max_seconds`` as in :func:`matrix_rank`)."""
     if P.ncols() != K.ncols():
         raise ValueError(f"factors have {P.ncols()} and {K.ncols()} columns")
     if P.ncols() > min(P.nrows(), K.nrows()):  # wider than the product: the r × r Gram matrix would be the larger
-        res = matrix_rank(P * K.transpose())
-        return RankResult(res.rank, f"rank(Φ_QΦ_Kᵀ): {res.lower_from}", res.upper_from)
-    res = matrix_rank(P * (K.transpose() * K))
-    return RankResult(res.rank, f"rank(Φ_Q·Φ_KᵀΦ_K) = rank(Φ_QΦ_Kᵀ): {res.lower_from}", res.upper_from)
+        res = matrix_rank(P * K.transpose(), max_seconds=max_seconds)
+        return RankResult(res.rank, f"rank(Φ_QΦ_Kᵀ): {res.lower_from}", res.upper_from, res.exact)
+    res = matrix_rank(P * (K.transpose() * K), max_seconds=max_seconds)
+    return RankResult(res.rank, f"rank(Φ_Q·Φ_KᵀΦ_K) = rank(Φ_QΦ_Kᵀ): {res.lower_from}", res.upper_from, res.exact)
 
 
 def factored_rank(P, K) -> int:
