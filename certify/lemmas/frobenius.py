@@ -368,8 +368,13 @@ def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: i
     bound = max(dx.bit_length() + zbits, zj + xb + rho.bit_length()) + 2  # |dₓZ − Z_J Xₙ| < 2^bound
     threads = ctx.threads
     ctx.threads = max(1, min(2, os.cpu_count() or 1))  # the products are the bulk of the work
+    from ..check import Progress
+
+    primes = _verify_primes(bound)
+    progress = Progress(f"exact rank: checking a rank-{rho} factorization modulo primes", total=len(primes))
     try:
-        for q in _verify_primes(bound):
+        for done, q in enumerate(primes):
+            progress.update(done)
             Zq = nmod_mat(limbs[0], q)
             for k, L in enumerate(limbs[1:], 1):
                 Zq += nmod_mat(L, q) * pow(2, _LIMB * k, q)
@@ -381,6 +386,7 @@ def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: i
             if bad:  # truthy: a nonzero residue
                 return None
     finally:
+        progress.close()
         ctx.threads = threads
     return (f"a rank factorization with {rho} column{'s' if rho != 1 else ''} (a nullspace of dimension {m - rho} found "
             f"modulo {p} and solved exactly), verified exactly modulo primes whose product exceeds 2^{bound}")
@@ -422,12 +428,24 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False,
     Tried only when a cost model predicts LLL to be cheaper than the modular check of the
     plain factorization (``always=True`` skips that prediction, for tests and benchmarks).
     """
+    from ..check import Progress
+
+    if rho > LATTICE_MAX_RANK:
+        return None
+    progress = Progress("exact rank: lattice reduction (Hermite form, LLL, solves, exact product)", total=4)
+    try:
+        return _lattice_steps(Z, ZJ, I, rho, always, max_seconds, progress)
+    finally:
+        progress.close()
+
+
+def _lattice_steps(Z, ZJ, I: list[int], rho: int, always: bool, max_seconds: float | None, progress) -> str | None:
+    """The steps of :func:`_small_factorization`, reporting each one done to ``progress``."""
     from flint import ctx, fmpq_mat, fmpz_mat
 
     n, m = Z.nrows(), Z.ncols()
-    if rho > LATTICE_MAX_RANK:
-        return None
     H = ZJ.hnf()  # nonzero rows first: an upper-triangular basis of Λ
+    progress.update(1)
     diag = [int(H[i, i]) for i in range(rho)]
     if any(d == 0 for d in diag):
         return None
@@ -437,6 +455,7 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False,
     if max_seconds is not None and _lattice_seconds(rho, logdet) > max_seconds:
         return None
     BJ = fmpz_mat(rho, rho, [H[i, j] for i in range(rho) for j in range(rho)]).lll(delta=0.75)
+    progress.update(2)
     try:
         Cn = fmpq_mat(BJ.transpose()).solve(fmpq_mat(ZJ.transpose())).transpose().numer_denom()[0]
         CI = fmpz_mat(rho, rho, [Cn[i, j] for i in I for j in range(rho)])
@@ -444,6 +463,7 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False,
         Bn, b = fmpq_mat(CI).solve(fmpq_mat(ZI)).numer_denom()
     except ZeroDivisionError:
         return None
+    progress.update(3)
     cbits, bbits = _bits(Cn), _bits(Bn)
     if n * m * (cbits + bbits + rho.bit_length()) > _LATTICE_MAX_PRODUCT_BITS:
         return None
