@@ -295,3 +295,10 @@ def test_denominators_too_large_to_clear_give_the_lower_bound_modulo_a_prime(mon
     full = [(1 if i == j else 0, big[j]) for i in range(3) for j in range(3)]  # diagonal: rank 3, proved by the shape
     res = F.matrix_rank_of_pairs(3, 3, full)
     assert res.rank == 3 and res.exact and res.upper_from.startswith("the matrix shape")
+
+
+@pytest.mark.parametrize("path, label", [("lattice", "exact rank: lattice reduction"), ("modular", "exact rank: checking a rank-2")])
+def test_the_rank_proof_reports_progress_when_asked(monkeypatch, capsys, path, label):
+    monkeypatch.setenv("CERTIFY_PROGRESS", "1")  # forced on (otherwise silent for the first 2 s)
+    assert matrix_rank([[1, 2, 3], [2, 4, 6], [1, 0, 1]], factorization=path).rank == 2
+    assert label in capsys.readouterr().err
