@@ -17,6 +17,8 @@ ValueError: the strict bound needs t ≥ 2 codewords, not 1
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 from dataclasses import dataclass
 from fractions import Fraction
@@ -114,6 +116,29 @@ _VERIFY_TOP = 2**50
 _LIMB = 56  # entries are split into 56-bit limbs so that reducing them mod a prime stays in C
 
 
+def _modulo(p: int) -> str:
+    """How a lower bound from prime ``p`` is named in :class:`RankResult`."""
+    return f"its rank modulo the prime {'2^61 − 1' if p == 2**61 - 1 else p}"
+
+
+def _int_bits(ints: list[int]) -> int:
+    """``max |v|`` over ``ints`` in bits (0 when empty)."""
+    return max(abs(max(ints)), abs(min(ints))).bit_length() if ints else 0
+
+
+@contextlib.contextmanager
+def _flint_threads():
+    """Up to 2 flint threads for the large products of a verification, restored afterwards."""
+    from flint import ctx
+
+    threads = ctx.threads
+    ctx.threads = max(1, min(2, os.cpu_count() or 1))
+    try:
+        yield
+    finally:
+        ctx.threads = threads
+
+
 @dataclass(frozen=True)
 class RankResult:
     """An exact rank together with where its two matching bounds came from.
@@ -158,11 +183,7 @@ def _integer_matrix(matrix):
         n_cols = len(rows[0])
         if any(len(r) != n_cols for r in rows):
             raise ValueError("matrix rows have different lengths")
-        pq = [(v.numerator, v.denominator) for r in rows for v in r]
-        d = _common_denominator(pq, _COMMON_DENOMINATOR_BITS)  # from the pairs: no blow-up before the test
-        if d is not None:
-            return fmpz_mat(len(rows), n_cols, [p * (d // q) for p, q in pq])
-        return _cleared_from_pairs(len(rows), n_cols, pq, None)
+        return _cleared_pairs(len(rows), n_cols, [(v.numerator, v.denominator) for r in rows for v in r], None)
     Z, d = matrix.numer_denom()  # a nonzero scalar multiple: same rank
     if int(d).bit_length() <= _COMMON_DENOMINATOR_BITS:
         return Z
@@ -227,17 +248,20 @@ def _cleared_from_pairs(n: int, m: int, pq: list[tuple[int, int]], max_bits: int
     return fmpz_mat(n, m, ints)
 
 
-def _common_denominator(pq: list[tuple[int, int]], max_bits: int) -> int | None:
-    """The lcm of all denominators, or ``None`` as soon as it passes ``max_bits`` bits."""
-    import math
+def _cleared_pairs(n: int, m: int, pq: list[tuple[int, int]], max_bits: int | None):
+    """``(p, q)`` pairs (row-major) as an ``fmpz_mat`` of the same rank, or ``None`` (see :func:`_cleared_from_pairs`).
 
-    d = 1
-    for _, q in pq:
-        if d % q:
-            d = d // math.gcd(d, q) * q
-            if d.bit_length() > max_bits:
-                return None
-    return d
+    One common denominator when it has at most :data:`_COMMON_DENOMINATOR_BITS` bits (found
+    from the pairs, stopping as soon as it grows past that: no blow-up before the test);
+    else line by line, up to ``max_bits`` bits in all.
+    """
+    from flint import fmpz_mat
+
+    common = _line_lcms([[q for _, q in pq]], 1, _COMMON_DENOMINATOR_BITS)
+    if common is not None:
+        d = common[0]
+        return fmpz_mat(n, m, [p * (d // q) for p, q in pq])
+    return _cleared_from_pairs(n, m, pq, max_bits)
 
 
 def matrix_rank_of_pairs(n: int, m: int, pq: list[tuple[int, int]], *, max_seconds: float | None = None) -> RankResult:
@@ -249,21 +273,17 @@ def matrix_rank_of_pairs(n: int, m: int, pq: list[tuple[int, int]], *, max_secon
     (the rank of the entries modulo a prime that divides no denominator), so a table of
     many distinct large denominators costs time and memory linear in its entries.
     """
-    from flint import fmpz_mat, nmod_mat
+    from flint import nmod_mat
 
     if n == 0 or m == 0:
         return RankResult(0, "an empty matrix", "an empty matrix")
-    d = _common_denominator(pq, _COMMON_DENOMINATOR_BITS)
-    if d is not None:
-        Z = fmpz_mat(n, m, [p * (d // q) for p, q in pq])
-    else:
-        Z = _cleared_from_pairs(n, m, pq, MAX_CLEARED_BITS)
+    Z = _cleared_pairs(n, m, pq, MAX_CLEARED_BITS)
     if Z is not None:
         return matrix_rank(Z, max_seconds=max_seconds)
     for P in RANK_PRIMES:
         if all(q % P for _, q in pq):
             rho = nmod_mat(n, m, [p * pow(q, -1, P) % P for p, q in pq], P).rank()
-            lower = f"its rank modulo the prime {'2^61 − 1' if P == 2**61 - 1 else P}"
+            lower = _modulo(P)
             if rho == min(n, m):
                 return RankResult(rho, lower, f"the matrix shape ({n:,} × {m:,})")
             return RankResult(rho, lower, f"not attempted: clearing the denominators of this {n:,} × {m:,} matrix would "
@@ -306,7 +326,7 @@ def _limbs(Z) -> tuple[list, int]:
     from flint import fmpz_mat
 
     ints = [int(v) for v in Z.entries()]
-    bits = max(abs(max(ints)), abs(min(ints))).bit_length() if ints else 0
+    bits = _int_bits(ints)
     if bits <= 62:
         return [Z], bits
     limbs = []
@@ -343,7 +363,9 @@ def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: i
     modulo all of them is 0. Equivalently, the ``m − ρ`` columns ``(X_{J^c}; −I)`` span a
     verified nullspace of ``Z``.
     """
-    from flint import ctx, fmpq_mat, fmpz, fmpz_mat, nmod_mat
+    from flint import fmpq_mat, fmpz, fmpz_mat, nmod_mat
+
+    from ..check import Progress
 
     n, m = Z.nrows(), Z.ncols()
     G = fmpz_mat(rho, rho, [Z[i, j] for i in I for j in J])
@@ -362,17 +384,13 @@ def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: i
     dx = int(det // g)
     Xs = [v // g for v in Y]
     Xn = fmpz_mat(rho, m, Xs)
-    xb = max(abs(max(Xs)), abs(min(Xs))).bit_length()
+    xb = _int_bits(Xs)
     limbs, zbits = _limbs(Z)
     zj = zbits  # Z[:,J] is part of Z
     bound = max(dx.bit_length() + zbits, zj + xb + rho.bit_length()) + 2  # |dₓZ − Z_J Xₙ| < 2^bound
-    threads = ctx.threads
-    ctx.threads = max(1, min(2, os.cpu_count() or 1))  # the products are the bulk of the work
-    from ..check import Progress
-
     primes = _verify_primes(bound)
     progress = Progress(f"exact rank: checking a rank-{rho} factorization modulo primes", total=len(primes))
-    try:
+    with contextlib.closing(progress), _flint_threads():  # the products are the bulk of the work
         for done, q in enumerate(primes):
             progress.update(done)
             Zq = nmod_mat(limbs[0], q)
@@ -385,9 +403,6 @@ def _factorization_certificate(Z, J: list[int], ZJ, I: list[int], rho: int, p: i
                 bad = Zq * d - nmod_mat(ZJ, q) * nmod_mat(Xn, q)
             if bad:  # truthy: a nonzero residue
                 return None
-    finally:
-        progress.close()
-        ctx.threads = threads
     return (f"a rank factorization with {rho} column{'s' if rho != 1 else ''} (a nullspace of dimension {m - rho} found "
             f"modulo {p} and solved exactly), verified exactly modulo primes whose product exceeds 2^{bound}")
 
@@ -406,8 +421,7 @@ _LLL_COST, _PASS_COST_RHO, _PASS_COST_ENTRY = 5e-13, 1 / 2.4e9, 4e-8
 
 def _bits(M) -> int:
     """``max |entry|`` of an ``fmpz_mat`` in bits (0 for the zero matrix)."""
-    ints = [int(v) for v in M.entries()]
-    return max(abs(max(ints)), abs(min(ints))).bit_length() if ints else 0
+    return _int_bits([int(v) for v in M.entries()])
 
 
 def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False,
@@ -428,51 +442,40 @@ def _small_factorization(Z, ZJ, I: list[int], rho: int, *, always: bool = False,
     Tried only when a cost model predicts LLL to be cheaper than the modular check of the
     plain factorization (``always=True`` skips that prediction, for tests and benchmarks).
     """
+    from flint import fmpq_mat, fmpz_mat
+
     from ..check import Progress
 
     if rho > LATTICE_MAX_RANK:
         return None
-    progress = Progress("exact rank: lattice reduction (Hermite form, LLL, solves, exact product)", total=4)
-    try:
-        return _lattice_steps(Z, ZJ, I, rho, always, max_seconds, progress)
-    finally:
-        progress.close()
-
-
-def _lattice_steps(Z, ZJ, I: list[int], rho: int, always: bool, max_seconds: float | None, progress) -> str | None:
-    """The steps of :func:`_small_factorization`, reporting each one done to ``progress``."""
-    from flint import ctx, fmpq_mat, fmpz_mat
-
     n, m = Z.nrows(), Z.ncols()
-    H = ZJ.hnf()  # nonzero rows first: an upper-triangular basis of Λ
-    progress.update(1)
-    diag = [int(H[i, i]) for i in range(rho)]
-    if any(d == 0 for d in diag):
-        return None
-    logdet = sum(d.bit_length() for d in diag)
-    if not always and _lattice_seconds(rho, logdet) > _modular_seconds(n, m, rho, logdet, _bits(ZJ)):
-        return None  # the modular check of the plain rank factorization is predicted cheaper
-    if max_seconds is not None and _lattice_seconds(rho, logdet) > max_seconds:
-        return None
-    BJ = fmpz_mat(rho, rho, [H[i, j] for i in range(rho) for j in range(rho)]).lll(delta=0.75)
-    progress.update(2)
-    try:
-        Cn = fmpq_mat(BJ.transpose()).solve(fmpq_mat(ZJ.transpose())).transpose().numer_denom()[0]
-        CI = fmpz_mat(rho, rho, [Cn[i, j] for i in I for j in range(rho)])
-        ZI = fmpz_mat(rho, m, [Z[i, j] for i in I for j in range(m)])
-        Bn, b = fmpq_mat(CI).solve(fmpq_mat(ZI)).numer_denom()
-    except ZeroDivisionError:
-        return None
-    progress.update(3)
-    cbits, bbits = _bits(Cn), _bits(Bn)
-    if n * m * (cbits + bbits + rho.bit_length()) > _LATTICE_MAX_PRODUCT_BITS:
-        return None
-    threads = ctx.threads
-    ctx.threads = max(1, min(2, os.cpu_count() or 1))
-    try:
-        holds = Cn * Bn == (Z if b == 1 else Z * b)  # exact: flint's integer product and comparison
-    finally:
-        ctx.threads = threads
+    with contextlib.closing(Progress("exact rank: lattice reduction (Hermite form, LLL, solves, exact product)",
+                                     total=4)) as progress:
+        H = ZJ.hnf()  # nonzero rows first: an upper-triangular basis of Λ
+        progress.update(1)
+        diag = [int(H[i, i]) for i in range(rho)]
+        if any(d == 0 for d in diag):
+            return None
+        logdet = sum(d.bit_length() for d in diag)
+        if not always and _lattice_seconds(rho, logdet) > _modular_seconds(n, m, rho, logdet, _bits(ZJ)):
+            return None  # the modular check of the plain rank factorization is predicted cheaper
+        if max_seconds is not None and _lattice_seconds(rho, logdet) > max_seconds:
+            return None
+        BJ = fmpz_mat(rho, rho, [H[i, j] for i in range(rho) for j in range(rho)]).lll(delta=0.75)
+        progress.update(2)
+        try:
+            Cn = fmpq_mat(BJ.transpose()).solve(fmpq_mat(ZJ.transpose())).transpose().numer_denom()[0]
+            CI = fmpz_mat(rho, rho, [Cn[i, j] for i in I for j in range(rho)])
+            ZI = fmpz_mat(rho, m, [Z[i, j] for i in I for j in range(m)])
+            Bn, b = fmpq_mat(CI).solve(fmpq_mat(ZI)).numer_denom()
+        except ZeroDivisionError:
+            return None
+        progress.update(3)
+        cbits, bbits = _bits(Cn), _bits(Bn)
+        if n * m * (cbits + bbits + rho.bit_length()) > _LATTICE_MAX_PRODUCT_BITS:
+            return None
+        with _flint_threads():
+            holds = Cn * Bn == (Z if b == 1 else Z * b)  # exact: flint's integer product and comparison
     if not holds:
         return None
     scale = "Z" if b == 1 else f"{int(b)}·Z"
@@ -555,22 +558,22 @@ def matrix_rank(matrix, *, factorization: str = "auto", max_seconds: float | Non
     shape, transposed = f"{n:,} × {m:,}", n > m
     if transposed:  # same rank; the pivot block Z[:,J] (n × ρ) is then the short one, and its Hermite form cheap
         Z, n, m = Z.transpose(), m, n
+    zbits = functools.cache(lambda: _bits(Z))  # for the time limit only; computed at most once
     full = min(n, m)
     best, lower = -1, ""
     for p in RANK_PRIMES:  # the second prime only if the first one's factorization fails
         R, rho = nmod_mat(Z, p).rref()
         if rho > best:
-            best, lower = rho, f"its rank modulo the prime {'2^61 − 1' if p == 2**61 - 1 else p}"
+            best, lower = rho, _modulo(p)
         if best == full:
             return RankResult(best, lower, f"the matrix shape ({shape})")
         if best == 0 and Z.is_zero():
             return RankResult(0, "the zero matrix", "the zero matrix")
         if rho == best and rho > 0 and max_seconds is not None:
-            zbits = _bits(Z)
-            predicted = predicted_upper_seconds(n, m, rho, zbits)
+            predicted = predicted_upper_seconds(n, m, rho, zbits())
             if predicted > max_seconds:
                 return RankResult(rho, lower, f"not attempted: proving rank ≤ {rho} of this {shape} matrix of "
-                                  f"{zbits:,}-bit integers is predicted to take about {predicted:,.0f} s, more than "
+                                  f"{zbits():,}-bit integers is predicted to take about {predicted:,.0f} s, more than "
                                   f"the {max_seconds:,.0f} s allowed", exact=False)
         if rho == best and rho > 0:
             blocks = _pivot_blocks(Z, R, rho, p)
@@ -580,17 +583,16 @@ def matrix_rank(matrix, *, factorization: str = "auto", max_seconds: float | Non
                                             max_seconds=max_seconds)
             if cert is None and blocks is not None and factorization in ("auto", "modular"):
                 if max_seconds is not None:
-                    zbits = _bits(Z)
-                    predicted = _modular_seconds(n, m, rho, rho * (zbits + rho.bit_length()), zbits)
+                    predicted = _modular_seconds(n, m, rho, rho * (zbits() + rho.bit_length()), zbits())
                     if predicted > max_seconds:
                         return RankResult(rho, lower, f"not attempted: no small factorization was found, and checking the "
-                                          f"plain one for this {shape} matrix of {zbits:,}-bit integers is "
+                                          f"plain one for this {shape} matrix of {zbits():,}-bit integers is "
                                           f"predicted to take about {predicted:,.0f} s, more than the {max_seconds:,.0f} s "
                                           "allowed", exact=False)
                 cert = _factorization_certificate(Z, *blocks, rho, p)
             if cert is not None:
                 return RankResult(rho, lower, cert + (" (for the transpose, which has the same rank)" if transposed else ""))
-    if max_seconds is not None and predicted_upper_seconds(n, m, full, _bits(Z)) > max_seconds:
+    if max_seconds is not None and predicted_upper_seconds(n, m, full, zbits()) > max_seconds:
         return RankResult(best, lower, "not attempted: the factorization checks failed (a prime divided a minor) and "
                           f"exact elimination is not bounded by the {max_seconds:,.0f} s allowed", exact=False)
     exact_r = Z.rank()  # every prime divided a minor: fall back to exact elimination
