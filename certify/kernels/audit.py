@@ -452,7 +452,7 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
                 "alpha_xy_decimal": _decimal(axy), "alpha_xz_decimal": _decimal(axz)})
     report.jumps_checked = len(family.jumps)
 
-    rank = table.alpha_rank(rows, cols, A)
+    rank = table.alpha_rank(rows, cols)
     report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
     if family.code_words is not None:
         from flint import fmpq_mat

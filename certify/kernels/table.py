@@ -313,7 +313,7 @@ class KernelTable:
             return self._rows("kernel", rows, cols)
         return self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
 
-    def alpha_rank(self, rows: list[int], cols: list[int], block=None):
+    def alpha_rank(self, rows: list[int], cols: list[int]):
         """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them).
 
         The upper bound is not attempted when predicted to take more than
