@@ -19,12 +19,11 @@ from certify.certificates.compact import (
     MAX_EXPAND_INPUTS,
     build_compact_certificate,
     code_and_plan,
-    expand_certificate,
     expand_family,
     explicit_view,
     write_family,
 )
-from certify.certificates.rank_bound import code_bound, make_plan, rank_bound_certificate
+from certify.certificates.rank_bound import code_bound, expand_certificate, make_plan, rank_bound_certificate
 from certify.check import (
     MAX_COMPACT_WORDS,
     CertificateError,

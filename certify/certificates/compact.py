@@ -14,7 +14,7 @@ The family a compact certificate is about is written out explicitly by
 :func:`write_family`.
 
 >>> from codes import load_code
->>> from certify.certificates.rank_bound import make_plan
+>>> from certify.certificates.code_bound import make_plan
 >>> code = load_code("rank-nine")
 >>> cert = build_compact_certificate(code, make_plan(code, "best"))
 >>> cert["version"], cert["plan"]["entries"], cert["family"]
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-from fractions import Fraction
 from typing import Any
 
 from codes import BinaryCode, ConstantWeightCode, to_bits
@@ -53,6 +52,7 @@ from ..check import (
 )
 from ..exact import exact
 from ..lemmas.domination import HALF
+from .code_bound import code_bound
 from .producer import CertificateBuildError
 
 __all__ = [
@@ -66,7 +66,6 @@ __all__ = [
     "code_and_plan",
     "expand_family",
     "explicit_view",
-    "expand_certificate",
     "write_family",
 ]
 
@@ -97,21 +96,19 @@ def build_compact_certificate(
     code
         A :class:`codes.BinaryCode` or :class:`codes.ConstantWeightCode` (any weights).
     plan : GapPlan
-        Gaps per directed distance (:func:`certify.certificates.rank_bound.make_plan`).
+        Gaps per directed distance (:func:`certify.certificates.code_bound.make_plan`).
     length, error
         ``n ≥ 3`` and ``ε``.
     rank_at_least : int, optional
         The claim; default what the data prove.
     bound : CodeBound, optional
-        Precomputed :func:`~certify.certificates.rank_bound.code_bound` (saves a pass).
+        Precomputed :func:`~certify.certificates.code_bound.code_bound` (saves a pass).
 
     Raises
     ------
     CertificateBuildError
         If the plan cannot bridge some pair or the claim exceeds the bound.
     """
-    from .rank_bound import code_bound
-
     eps = exact(error, "error")
     check_compact_limits(code.size, plan, code.length)
     b = bound if bound is not None else code_bound(code, plan, length, eps)
@@ -277,22 +274,6 @@ def explicit_view(doc: dict[str, Any]) -> dict[str, Any]:
         "family": {"inputs": [x.to_json() for x in fam.inputs]},
         "jumps": [{"x": to_bits(j.x, m), "y": to_bits(j.y, m), "z": to_bits(j.z, m)} for j in fam.jumps],
     }
-
-
-def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
-    """The explicit (version-1) certificate of the same code, plan, ``n``, ``ε`` and claim.
-
-    Raises
-    ------
-    CertificateBuildError
-        If the words have different weights (version 1 needs one weight).
-    """
-    from .rank_bound import rank_bound_certificate
-
-    _, code, plan, n = _verified_compact(doc)
-    eps = Fraction(doc["claim"]["error_below"])
-    return rank_bound_certificate(code, plan, n, eps, "explicit", doc["claim"]["rank_at_least"],
-                                  note=f"expanded from compact certificate {doc['sha256'][:16]}…")
 
 
 def write_family(doc: dict[str, Any], path: str | os.PathLike, verified=None) -> int:

@@ -41,16 +41,16 @@ certify.certificates.producer.CertificateBuildError: plan 'paper' cannot bridge 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from witnesses import WitnessError
-from witnesses.plans import GapPlan, build_planned_family, direct_gaps, paper_gaps, planned_counts
+from witnesses.plans import GapPlan, build_planned_family, planned_counts
 
 from ..exact import exact
-from ..lemmas.amplification import best_split, chain_factor
-from ..lemmas.domination import HALF, domination_factor
+from ..lemmas.domination import HALF
+from .code_bound import PLAN_NAMES, CodeBound, code_bound, make_plan, plan_factors
+from .compact import _verified_compact, build_compact_certificate
 from .producer import CertificateBuildError, build_certificate
 
 __all__ = [
@@ -63,107 +63,11 @@ __all__ = [
     "rank_bound_certificate",
     "parse_error",
     "describe",
+    "expand_certificate",
 ]
-
-PLAN_NAMES = ("best", "paper", "direct")
 
 #: ``form="auto"`` writes the explicit version-1 form up to this many inputs (≈ 10 MB at m = 24).
 EXPLICIT_MAX_INPUTS = 50_000
-
-
-def make_plan(code, name: str = "best", length: int = 3, error=HALF, distances: Iterable[int] | None = None) -> GapPlan:
-    """The gap plan ``name`` for the distances that occur in ``code`` (or the given ``distances``).
-
-    Raises
-    ------
-    CertificateBuildError
-        On an unknown plan name, a pair at directed distance 0 (one word inside another),
-        or a distance the plan cannot bridge with factors ``μ ≥ 1``.
-    """
-    eps = exact(error, "error")
-    if name not in PLAN_NAMES:
-        raise CertificateBuildError(f"unknown chain plan {name!r}; choose one of: {', '.join(PLAN_NAMES)}")
-    distances = set(code.distance_counts if distances is None else distances)
-    if 0 in distances:
-        raise CertificateBuildError("some word lies inside another (directed distance 0): no chain can bridge that pair")
-    rules = {
-        "paper": paper_gaps,
-        "direct": direct_gaps,
-        "best": lambda d: best_split(d, length, eps, prefer=distances)[1],
-    }
-    entries = []
-    for d in sorted(distances):
-        try:
-            gaps = tuple(rules[name](d))
-        except (ValueError, WitnessError) as exc:
-            raise CertificateBuildError(f"plan {name!r} cannot bridge directed distance {d}: {exc}") from None
-        entries.append((d, gaps))
-    plan = GapPlan(name, tuple(entries))
-    plan_factors(plan, length, eps)  # refuses gaps with μ < 1
-    return plan
-
-
-def plan_factors(plan: GapPlan, length: int = 3, error=HALF) -> dict[int, Fraction]:
-    """``{d: F_d}``, ``F_d = Π μ_g`` over the gaps for ``d`` (A.2; docs/math.md §3–§4).
-
-    Raises
-    ------
-    CertificateBuildError
-        If some gap has ``μ_g < 1`` at this length and error.
-    """
-    eps = exact(error, "error")
-    out = {}
-    for d, gaps in plan.entries:
-        mus = [domination_factor(g, length, eps) for g in gaps]
-        weak = [g for g, mu in zip(gaps, mus) if mu < 1]
-        if weak:
-            raise CertificateBuildError(
-                f"plan {plan.name!r}: distance {d} uses gap {weak[0]}, where μ = (n−2)(d−2ε)/(2ε) < 1 "
-                f"at n = {length}, ε = {eps}"
-            )
-        out[d] = chain_factor(mus)
-    return out
-
-
-@dataclass(frozen=True)
-class CodeBound:
-    """``t``, the pairs per distance, the chain factors and the trace–Frobenius arithmetic (docs/math.md §5)."""
-
-    t: int
-    pairs: dict[int, int]
-    factors: dict[int, Fraction]
-    sum_inverse_squares: Fraction
-    ratio: Fraction
-    rank_at_least: int
-
-    @property
-    def frobenius_squared_below(self) -> Fraction:
-        """``t + Σ F⁻²``."""
-        return self.t + self.sum_inverse_squares
-
-
-def code_bound(code, plan: GapPlan, length: int = 3, error=HALF, pairs: Mapping[int, int] | None = None) -> CodeBound:
-    """The certified bound of ``code`` under ``plan``, from its distance distribution (exact).
-
-    ``pairs`` (distance → ordered pairs) defaults to ``code.distance_counts``.
-
-    Raises
-    ------
-    CertificateBuildError
-        If ``t < 2`` (the bound is strict only for two or more words), or a distance
-        of the code has no plan entry.
-    """
-    t = code.size
-    if t < 2:
-        raise CertificateBuildError(f"the trace–Frobenius bound needs at least two words, not {t}")
-    pairs = dict(code.distance_counts if pairs is None else pairs)
-    factors = plan_factors(plan, length, error)
-    missing = sorted(set(pairs) - set(factors))
-    if missing:
-        raise CertificateBuildError(f"plan {plan.name!r} has no entry for directed distance {missing[0]}")
-    sigma = sum((Fraction(c) / (factors[d] * factors[d]) for d, c in pairs.items()), Fraction(0))
-    ratio = Fraction(t * t) / (t + sigma)
-    return CodeBound(t, pairs, {d: factors[d] for d in sorted(pairs)}, sigma, ratio, ratio.numerator // ratio.denominator + 1)
 
 
 def rank_bound_certificate(
@@ -194,8 +98,6 @@ def rank_bound_certificate(
         small = code.weight is not None and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS
         form = "explicit" if small else "compact"
     if form == "compact":
-        from .compact import build_compact_certificate
-
         return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound))
     if code.weight is None:
         raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
@@ -288,3 +190,17 @@ def describe(cert: dict[str, Any], code, plan: GapPlan, bound: CodeBound) -> lis
         f"  ⇒  rank(C) > {ratio.numerator // ratio.denominator}  ⇒  r ≥ {bound.rank_at_least}",
     ]
     return lines
+
+
+def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
+    """The explicit (version-1) certificate of the same code, plan, ``n``, ``ε`` and claim.
+
+    Raises
+    ------
+    CertificateBuildError
+        If the words have different weights (version 1 needs one weight).
+    """
+    _, code, plan, n = _verified_compact(doc)  # verified here, then rebuilt explicitly
+    eps = Fraction(doc["claim"]["error_below"])
+    return rank_bound_certificate(code, plan, n, eps, "explicit", doc["claim"]["rank_at_least"],
+                                  note=f"expanded from compact certificate {doc['sha256'][:16]}…")
