@@ -116,7 +116,7 @@ def test_expanding_a_certificate_checks_it_once(tmp_path, monkeypatch, args, nam
 
     monkeypatch.setattr(check_mod, "check", counting)
     monkeypatch.setattr(compact, "check", counting)
-    monkeypatch.setattr("certify.cli.check", counting)
+    monkeypatch.setattr("certify.cli.certificates.check", counting)
     out = tmp_path / "family.json"
     cert = ROOT / name
     res = CliRunner().invoke(cli, [a.format(cert=cert, out=out) for a in args])

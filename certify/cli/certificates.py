@@ -1,0 +1,302 @@
+"""Commands that build or read certificates: rank-nine, verify, rank-bound, search, unique-minimizer, family."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
+from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli
+
+
+@cli.command("rank-nine")
+@click.option("--chains", "plan", type=click.Choice(["paper", "direct"]), default="paper", show_default=True,
+              help="paper: jumps of gap ≥ 3 (factor 2 each, §6.1); direct: one jump per pair (factor d−1).")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default="rank-nine.cert.json", show_default=True,
+              help="Where to write the certificate.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def rank_nine(plan: str, out: str, as_json: bool) -> int:
+    """Build, check, write and re-verify the rank-nine certificate (docs/math.md §6).
+
+    The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
+    per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10.
+    """
+    from ..certificates.producer import rank_nine_certificate
+
+    cert = rank_nine_certificate(plan)
+    verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
+    if as_json:
+        click.echo(json.dumps({
+            "claim": cert["claim"], "chains": plan, "out": out, "sha256": cert["sha256"],
+            "counts": verified.counts, "arithmetic": cert["arithmetic"], "verified": True,
+        }))
+    else:
+        _echo_written(f"certify rank-nine (chains: {plan})", cert, out, verified)
+    return EXIT_VERIFIED
+
+
+@cli.command("verify")
+@click.argument("path", type=click.Path(dir_okay=True))
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object on stdout.")
+@click.option("--expand", "expand", type=click.Path(dir_okay=False), metavar="OUT",
+              help="Once verified, write the family the certificate is about to OUT, explicitly (for compact certificates: generated).")
+def verify(path: str, quiet: bool, as_json: bool, expand: str | None) -> int:
+    """Re-check a certificate with the independent stdlib-only checker.
+
+    Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
+    (rejected, naming the failing step) or 2 (unreadable or malformed).
+    """
+    kept: list = []
+    code = run(path, quiet=quiet, as_json=as_json, keep=kept)
+    if code == EXIT_VERIFIED and expand:
+        from ..certificates.compact import write_family
+
+        doc, verified = kept[0]
+        try:
+            count = write_family(doc, expand, verified)  # the document just verified: neither re-read nor re-checked
+        except OSError as exc:
+            raise InputError(f"cannot write {expand}: {exc.strerror or exc}") from None
+        if not quiet and not as_json:
+            click.echo(f"  family: {count:,} inputs written to {expand}")
+    return code
+
+
+@cli.command("family")
+@click.argument("kind", type=click.Choice(["jumps", "unique-minimizer", "multihead", "transcript"]), required=False)
+@click.option("--from", "from_cert", type=click.Path(dir_okay=False), metavar="CERT",
+              help="Instead of KIND: the family a certificate is about (verified first; generated for a compact one).")
+@click.option("--out", "out", type=click.Path(dir_okay=False), required=True, help="Where to write the family (JSON).")
+@click.option("--code", "code", metavar="SPEC",
+              help="jumps, unique-minimizer: a code name or file, e.g. rank-nine, hadamard24, hadamard:ORDER[:T], greedy:M:Δ[:T].")
+@click.option("--chains", "chains", type=click.Choice(["paper", "direct", "best"]),
+              help="jumps: paper, direct or best; unique-minimizer: direct or best.")
+@click.option("--length", "length", type=click.IntRange(3, 64), help="jumps: exact input length n (default 3).")
+@click.option("--heads", "heads", type=click.IntRange(1, 3), help="multihead: H (inputs of length H+2).")
+@click.option("--m", "m", type=click.IntRange(2, 4096), help="multihead: token length (default 2·gap + 2).")
+@click.option("--gap", "gap", type=click.IntRange(1, 2047), help="multihead: overlap gap of the worse keys (default g_H).")
+@click.option("--candidates", "candidates", type=click.IntRange(1, 2048), help="multihead: number of candidate worse keys (default 2).")
+@click.option("--word-length", "word_length", type=click.IntRange(2, 24), help="transcript: M (default 8).")
+@click.option("--s", "s", type=click.IntRange(1, 64), help="transcript: answers 0…s (default 1).")
+@click.option("--queries", "queries", type=click.IntRange(1, 64), help="transcript: q query tokens (default 3).")
+@click.option("--weight", "weight", type=click.IntRange(1, 24), help="transcript: codeword weight h (default M/2).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def family_cmd(kind, from_cert, out, as_json, **options) -> int:
+    """Write a witness family (certificate `family` format plus metadata) to --out.
+
+    KIND: jumps (Y, Z, W of every jump, length n; A.2), unique-minimizer (four typed
+    inputs per jump; A.4), multihead (replacement family at length H+2; B.1),
+    transcript (query and database tokens; C.3). Or --from CERT: the family of a
+    certificate of either version, written explicitly (docs/certificate-format.md).
+    Read it back with `certify check-kernel TABLE --family PATH`. Format: docs/families.md.
+    """
+    from ..certificates.families import FamilyInputError, family_document
+    from ..certificates.producer import write_certificate
+
+    from ..check import Progress
+
+    if (kind is None) == (from_cert is None):
+        raise InputError("give a KIND or --from CERT (one of them)")
+    if from_cert is not None:
+        if any(v is not None for v in options.values()):
+            raise InputError("--from CERT takes no family options: the certificate says what its family is")
+        return _family_from_certificate(from_cert, out, as_json)
+
+    bar = Progress(f"certify family {kind}")  # building and writing the largest families takes seconds
+    try:
+        doc = family_document(kind, **options)
+        bar.update(len(doc["family"]["inputs"]), f"inputs built, writing {out}")
+        write_certificate(doc, out)
+    except FamilyInputError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    bar.close()
+    inputs = doc["family"]["inputs"]
+    lengths = sorted({len(x["tokens"]) for x in inputs})
+    if as_json:
+        click.echo(json.dumps({"kind": kind, "out": out, "m": doc["m"], "parameters": doc["parameters"],
+                               "counts": doc["counts"], "lengths": lengths}))
+        return EXIT_VERIFIED
+    click.echo(f"certify family {kind}")
+    click.echo(f"  family      {doc['title']} ({doc['reference']})")
+    click.echo("  parameters  " + ", ".join(f"{k} = {v}" for k, v in doc["parameters"].items()))
+    click.echo(f"  inputs      {len(inputs):,} of length {', '.join(map(str, lengths))} on {doc['m']}-bit tokens"
+               + "".join(f", {v:,} {k}" for k, v in doc["counts"].items() if k != "inputs"))
+    if "min_unintended_overlap" in doc:
+        click.echo(f"  overlaps    every unintended overlap at a query token ≥ {doc['min_unintended_overlap']} > s = {doc['parameters']['s']}")
+    click.echo(f"  wrote       {out}")
+    return EXIT_VERIFIED
+
+
+def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
+    """``certify family --from CERT``: verify the certificate, then stream its family to ``out``."""
+    from ..certificates.compact import write_family
+    from ..check import load
+
+    try:
+        doc = load(path)
+        verified = check(doc)
+    except CertificateError as exc:
+        raise (InputError if exc.exit_code == EXIT_MALFORMED else Rejected)(f"{path}: {exc}") from None
+    try:
+        count = write_family(doc, out, verified)  # checked just above: not again
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps({"from": path, "sha256": doc["sha256"], "out": out, "inputs": count,
+                               "rank_at_least": verified.rank_at_least}))
+        return EXIT_VERIFIED
+    click.echo(f"certify family --from {path}")
+    click.echo(f"  certificate verified: r ≥ {verified.proved} on {count:,} inputs of exact length {doc['claim']['length']}")
+    click.echo(f"  wrote       {out}  ({count:,} inputs, explicitly)")
+    return EXIT_VERIFIED
+
+
+@cli.command("unique-minimizer")
+@click.option("--code", "code", metavar="SPEC", default="greedy:24:7:6", show_default=True,
+              help="A code name or file (e.g. rank-nine, hadamard24, hadamard:ORDER[:T], greedy:M:Δ[:T]); directed distance ≥ 3.")
+@click.option("--chains", "chains", type=click.Choice(["direct", "best"]), default="direct", show_default=True,
+              help="direct: one jump per pair, factor (d−1)/2; best: the split maximizing the product.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default="unique-minimizer.cert.json", show_default=True,
+              help="Where to write the certificate.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int:
+    """Build, write and re-verify a unique-minimizer certificate (A.4; docs/math.md §7).
+
+    Every input has three distinct tokens and a unique minimizer at the query; the
+    effective kernel K = α(q,k₀) + 2α(q,k₁) gains a factor (d−1)/2 per jump (3 at gap 7).
+    """
+    from codes import CodeError, load_code
+    from witnesses import WitnessError, unique_minimizer_family
+
+    from ..certificates.families import chain_plan
+    from ..certificates.producer import CertificateBuildError
+    from ..certificates.unique_minimizer import build_unique_minimizer_certificate
+
+    try:
+        fam = unique_minimizer_family(load_code(code), chain_plan(chains, 3, True), plan_name=chains)
+        cert = build_unique_minimizer_certificate(fam)
+    except (CodeError, WitnessError, CertificateBuildError) as exc:
+        raise InputError(f"--code {code}: {exc}") from None
+    verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
+    if as_json:
+        click.echo(json.dumps({"claim": cert["claim"], "code": code, "chains": chains, "out": out,
+                               "sha256": cert["sha256"], "counts": verified.counts, "arithmetic": cert["arithmetic"],
+                               "verified": True}))
+    else:
+        _echo_written(f"certify unique-minimizer (code: {code}, chains: {chains})", cert, out, verified)
+    return EXIT_VERIFIED
+
+
+# --------------------------------------------------------------------------- rank-bound (issue 10)
+
+
+@cli.command("rank-bound")
+@click.option("--code", "code_spec", required=True, metavar="NAME|PATH",
+              help="rank-nine, hadamard24, golay24, lexicode:M:W:D, or a file of 0/1 words (one per line).")
+@click.option("--chains", "plan_name", type=click.Choice(["best", "paper", "direct"]), default="best", show_default=True,
+              help="best: the largest chain factor per directed distance; paper: gaps of 3 (§6.1); direct: one jump.")
+@click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True,
+              help="Exact input length n (3 ≤ n ≤ 1000).")
+@click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε",
+              help="Error threshold ε > 0, exact: p/q or a decimal.")
+@click.option("--form", type=click.Choice(["auto", "explicit", "compact"]), default="auto", show_default=True,
+              help="explicit: version 1, every input listed; compact: version 2, code and plan; auto: explicit up to 50,000 inputs.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default NAME.cert.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str, form: str, out: str | None, as_json: bool) -> int:
+    """Certify a rank lower bound from any code: build, write, re-verify (docs/math.md §3–§5).
+
+    Every ordered pair of codewords gets a chain of jumps chosen by the plan; the
+    trace–Frobenius bound of the chain factors is written as a certificate (explicit
+    for small families, compact for large ones) and re-checked by the independent checker.
+    """
+    from codes import CodeError, code_name, load_code
+
+    from ..certificates.producer import CertificateBuildError
+    from ..certificates.rank_bound import code_bound, describe, make_plan, parse_error, rank_bound_certificate
+
+    from ..certificates.compact import check_compact_limits
+
+    try:
+        error = parse_error(error_text)
+        code = load_code(code_spec)
+        check_compact_limits(code.size)  # before the quadratic distance count
+        plan = make_plan(code, plan_name, length, error)
+        bound = code_bound(code, plan, length, error)
+        cert = rank_bound_certificate(code, plan, length, error, form)
+    except (ValueError, CodeError, CertificateBuildError) as exc:
+        raise InputError(str(exc)) from None
+    out = out or f"{code_name(code_spec)}.cert.json"
+    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
+    if as_json:
+        click.echo(json.dumps({
+            "claim": cert["claim"], "code": code_spec, "chains": plan_name, "plan": plan.to_json(),
+            "version": cert["version"], "out": out, "bytes": size, "sha256": cert["sha256"],
+            "counts": verified.counts, "ratio": exact_text(bound.ratio), "verified": True,
+        }))
+        return EXIT_VERIFIED
+    click.echo(f"certify rank-bound (code: {code_spec}, chains: {plan_name})")
+    for line in describe(cert, code, plan, bound):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    return EXIT_VERIFIED
+
+
+# --------------------------------------------------------------------------- search (issue 10)
+
+
+@cli.command("search")
+@click.option("--m", "m", type=click.IntRange(4, 64), required=True, help="Token length m (4 ≤ m ≤ 64).")
+@click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True, help="Exact input length n.")
+@click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε", help="Error threshold ε > 0: p/q or a decimal.")
+@click.option("--time-limit", "time_limit", type=click.FloatRange(1, 86400), default=60, show_default=True,
+              help="Seconds for the search (seeds and local search); building and verifying the certificate come on top.")
+@click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: int, out: str | None, as_json: bool) -> int:
+    """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
+
+    Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
+    maximum cliques, padded shorter codes) are evaluated exactly, then a local search
+    over words adds, removes and swaps words while the exact bound rises (docs/results.md).
+    """
+    from ..certificates.producer import CertificateBuildError
+    from ..certificates.rank_bound import describe, parse_error
+    from ..check import Progress
+    from ..search.codes import SearchError, result_certificate, search
+
+    progress = Progress(f"certify search --m {m}")
+    try:
+        error = parse_error(error_text)
+        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note))
+        cert, plan, bound = result_certificate(result)
+    except (ValueError, SearchError, CertificateBuildError) as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        progress.close()
+    out = out or f"search-m{m}.cert.json"
+    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
+    best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
+    if as_json:
+        click.echo(json.dumps({
+            "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
+            "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
+            "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "version": cert["version"], "out": out,
+            "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
+        }))
+        return EXIT_VERIFIED
+    click.echo(f"certify search --m {m} (length {length}, error < {cert['claim']['error_below']}, {time_limit:g} s)")
+    if best_seed is not None:
+        r = best_seed[2]
+        click.echo(f"  seeds       {len(result.seeds)} codes evaluated; best: {best_seed[0]} ({best_seed[1]:,} words, "
+                   f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1})")
+    click.echo(f"  how         {result.how()}")
+    for line in describe(cert, result.code, plan, bound):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
+    return EXIT_VERIFIED

@@ -1,0 +1,75 @@
+"""What every ``certify`` command shares: the click group, the error kinds, writing and re-verifying.
+
+Exit codes (every command): 0 verified/solved, 1 rejected/not solved, 2 bad or
+unreadable input (one line on stderr), 3 internal contradiction.
+"""
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import __version__
+from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError, check_file
+
+__all__ = ["cli", "InputError", "Rejected", "Contradiction"]
+
+
+class InputError(click.ClickException):
+    """Bad input: exit 2 with a one-line reason."""
+
+    exit_code = EXIT_MALFORMED
+
+
+class Rejected(click.ClickException):
+    """An input that is well formed but does not prove what it says: exit 1 with a one-line reason."""
+
+    exit_code = 1
+
+
+class Contradiction(click.ClickException):
+    """Two of our own computations disagree: exit 3."""
+
+    exit_code = EXIT_INTERNAL
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="certify")
+def cli() -> None:
+    """Exact proof certificates for "Three Tokens Force Exponential Feature Rank in
+    Nonnegative Kernel Attention".
+
+    Exit codes: 0 verified, 1 rejected, 2 bad input, 3 internal contradiction.
+    """
+
+
+def _write_and_reverify(cert: dict, out: str, proved: int):
+    """Write ``cert`` to ``out``, re-read it with the independent checker; return (Verified, bytes).
+
+    Exit 2 if the file cannot be written; exit 3 if the checker rejects our own
+    certificate or proves a different bound (either would be a bug).
+    """
+    from ..certificates.producer import write_certificate
+
+    try:
+        write_certificate(cert, out)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        verified = check_file(out)
+    except CertificateError as exc:
+        raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
+    if verified.proved != proved:
+        raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
+    return verified, os.path.getsize(out)
+
+
+def _echo_written(title: str, cert: dict, out: str, verified) -> None:
+    """The text summary of a produced certificate: what it claims, how it was made, where it went."""
+    from ..certificates.producer import describe
+
+    click.echo(title)
+    for line in describe(cert):
+        click.echo("  " + line)
+    click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
+    click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")

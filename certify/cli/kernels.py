@@ -1,0 +1,116 @@
+"""Commands on kernel tables: check-kernel and train."""
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from ..check import EXIT_MALFORMED, EXIT_VERIFIED
+from .common import Contradiction, InputError, cli
+
+
+@cli.command("check-kernel")
+@click.argument("table", type=click.Path(dir_okay=False))
+@click.option("--family", "family_path", type=click.Path(dir_okay=False),
+              help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
+@click.option("--search-readout", is_flag=True,
+              help="Also decide (exact LP) whether some readout solves the family; always done for kernel-only tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
+def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, as_json: bool) -> int:
+    """Check a kernel table (.npz or .json) against a witness family, exactly.
+
+    Exit 0: the table's readout solves the family (kernel only: some readout exists);
+    1: it does not; 2: bad input; 3: a result contradicts the certified theorem.
+    """
+    from ..kernels.audit import run_check
+
+    code, result = run_check(table, family_path, search_readout)
+    if isinstance(result, str):
+        raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        click.echo(f"certify check-kernel {table}")
+        for line in result.text():
+            click.echo("  " + line)
+    return code
+
+
+@cli.command("train")
+@click.option("--family", "family_path", type=click.Path(dir_okay=False),
+              help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
+@click.option("--ranks", "ranks", default="4,8,9,12,15,32", show_default=True, help="Feature ranks r, comma-separated (1–1024).")
+@click.option("--seeds", "seeds", default="0-4", show_default=True, help="Seeds: a list and/or ranges, e.g. 0-4 or 0,3,7.")
+@click.option("--steps", "steps", type=click.IntRange(1, 1_000_000), default=2000, show_default=True,
+              help="Full-batch Adam steps per run (1–1,000,000).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="trained", show_default=True,
+              help="Directory for the exported tables rank<r>_seed<s>.npz.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
+def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
+    """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
+
+    Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained,
+    exported and checked; 2 bad input or no torch; 3 a result contradicts the certificate.
+    """
+    from ..kernels import training as T
+    from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
+    from ..kernels.lp import LPError
+    from ..kernels.table import TableFormatError
+    from ..kernels.training_report import plot_results, render_text, to_json
+    from ..bounds.plot import PlotUnavailable
+    from ..check import Progress
+
+    try:
+        config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if plot:  # refused before minutes of training, not after
+        from ..bounds.plot import check_plot_path
+
+        try:
+            check_plot_path(plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    try:
+        T._torch()
+        fam = load_family(family_path)
+        construction = T.construction_report(fam)
+        total = len(config.ranks) * len(config.seeds)
+        progress = Progress(f"certify train: {total} runs", total=total, delay=0.0, interval=0.0)
+
+        def on_run(res, done, total):
+            progress.update(done, f"rank {res.rank} seed {res.seed}: exact max error "
+                                  f"{float(res.report.max_error):.4g}, solves: {'yes' if res.solves else 'no'}")
+
+        results = T.run_experiment(fam, config, out_dir, on_run)
+        progress.close()
+        env = T.environment()
+    except (T.TrainingUnavailable, T.TrainingInputError) as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    except (TableFormatError, FamilyFormatError) as exc:
+        raise InputError(str(exc)) from None
+    except (KernelContradiction, LPError) as exc:
+        raise Contradiction(str(exc)) from None
+    if plot:
+        try:
+            plot_results(results, construction, fam.certified_bound, plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+        except OSError as exc:
+            raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps(to_json(fam, config, results, construction, out_dir, env)))
+    else:
+        for line in render_text(fam, config, results, construction, out_dir):
+            click.echo(line)
+        if plot:
+            click.echo(f"  wrote        {plot}")
+    return EXIT_VERIFIED
