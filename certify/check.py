@@ -39,9 +39,13 @@ checks, in order (each step's name appears in its rejection messages):
     previous one ended; its factor is the product of its jump factors (A.2; docs/math.md §4).
 ``arithmetic``
     ``Σ F⁻²``, ``t + Σ F⁻²``, ``t² / (t + Σ F⁻²)`` and the integer bound
-    ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (trace–Frobenius, A.2; docs/math.md §5).
+    ``⌊t² / (t + Σ F⁻²)⌋ + 1`` (trace–Frobenius, A.2; docs/math.md §5). With the optional
+    ``argument`` (``shifted``: ``C − sJ``; ``square``: ``C∘C + bC + gJ``; docs/math.md §5,
+    "Sharper arguments"), its parameters were range-checked at ``format`` and its stated
+    bound on ``‖M‖_F²``, ratio and rank bound are recomputed from the same chain factors.
 ``claim``
-    The claimed rank is at most the bound the data prove.
+    The claimed rank is at most the bound the data prove: the larger of trace–Frobenius
+    and the argument's; a rejection names the argument.
 
 **Version 2 (compact)** files carry the code and a chain plan instead of the family
 (section "compact certificates" below): ``format`` and ``limits`` (words, generation
@@ -65,6 +69,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import sys
@@ -127,6 +132,7 @@ MAX_NUMBER_BITS = 2**15  # numerator/denominator of any derived number (chain pr
 MAX_COMPACT_WORDS = 16_384  # compact certificates: t ≤ this, and the generation work below
 MAX_COMPACT_WORK = 4 * 10**8  # compact_work(t, k, m): keys the compact checker generates, in 64-bit words
 MAX_COMPACT_QUERY = 2**20  # (t−1)·(longest chain + 1): keys and jumps held at once for one query
+MAX_ARGUMENT_FACTORS = MAX_TOKEN_BITS  # distinct chain factors an "argument" sums over (a plan: one per distance ≤ m)
 MODEL = "one-head-normalized-nonnegative-kernel-attention"
 
 Token = int  # bit k = coordinate k (docs/math.md §1)
@@ -172,12 +178,31 @@ class InternalContradiction(CertificateError):
 class Verified:
     """The result of a successful check: the claim as parsed and what the data prove."""
 
-    def __init__(self, claim: dict[str, Any], proved: int, ratio: Fraction, counts: dict[str, int]):
+    def __init__(self, claim: dict[str, Any], proved: int, ratio: Fraction, counts: dict[str, int],
+                 argument: dict[str, Any] | None = None):
         self.claim = claim
         self.rank_at_least = claim["rank_at_least"]
-        self.proved = proved
-        self.ratio = ratio
+        self.proved = proved  # the larger of the trace–Frobenius bound and the argument's
+        self.ratio = ratio  # t² / (t + Σ F⁻²)
         self.counts = counts
+        self.trace_frobenius = ratio.numerator // ratio.denominator + 1
+        self.argument = argument  # None, or the sharper argument with its recomputed numbers
+
+    def _data_line(self, kernel: bool = False) -> str:
+        def implies(r: int) -> str:
+            return f"⇒ rank K ≥ {r} ⇒ r ≥ {r}" if kernel else f"⇒ r ≥ {r}"
+
+        text = f"t² / (t + Σ F⁻²) = {show_number(self.ratio)} {implies(self.trace_frobenius)}"
+        if self.argument is not None:
+            a = self.argument
+            text += f"; {argument_label(a)}: ratio {show_number(a['ratio'])} {implies(a['rank_at_least'])}"
+        return text
+
+    def argument_json(self) -> dict[str, Any] | None:
+        """The argument as JSON (rationals as strings), or ``None`` for trace–Frobenius alone."""
+        if self.argument is None:
+            return None
+        return {k: (v if isinstance(v, (int, str)) else exact_text(v)) for k, v in self.argument.items()}
 
     def summary(self) -> str:
         """One paragraph a person can read."""
@@ -190,8 +215,7 @@ class Verified:
         )
         text += (
             f"\n  data: {self.counts['words']:,} codewords, {self.counts['chains']:,} chains, "
-            f"{self.counts['jumps']:,} jumps; t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
-            f"⇒ r ≥ {self.proved}"
+            f"{self.counts['jumps']:,} jumps; {self._data_line()}"
         )
         if self.proved > c["rank_at_least"]:
             text += " (the claim is weaker than what the data prove)"
@@ -512,7 +536,7 @@ def _parse_head(doc: dict[str, Any], keys: tuple[str, ...], fmt: str, versions: 
 
     Returns ``(claim, m, n, ε)``; kind-specific claim keys (``claim_keys``) are left to the caller.
     """
-    _obj(doc, "document", keys + ("format", "version", "claim", "arithmetic", "sha256"), ("producer",))
+    _obj(doc, "document", keys + ("format", "version", "claim", "arithmetic", "sha256"), ("producer", "argument"))
     if doc["format"] != fmt:
         _malformed("format", f"expected {fmt!r}, got {_kind(doc['format'])}")
     if doc["version"] not in versions or isinstance(doc["version"], bool):
@@ -537,8 +561,60 @@ def _parse_head(doc: dict[str, Any], keys: tuple[str, ...], fmt: str, versions: 
 
 def _parse_arithmetic(doc: dict[str, Any]) -> dict[str, Any]:
     ar = _obj(doc["arithmetic"], "arithmetic", ("t", "sum_inverse_squares", "frobenius_squared_below", "ratio", "rank_at_least"))
-    return {name: (_int(ar[name], f"arithmetic.{name}") if name in ("t", "rank_at_least")
-                   else parse_rational(ar[name], f"arithmetic.{name}")) for name in ar}
+    out = {name: (_int(ar[name], f"arithmetic.{name}") if name in ("t", "rank_at_least")
+                  else parse_rational(ar[name], f"arithmetic.{name}")) for name in ar}
+    out["argument"] = _parse_argument(doc)
+    return out
+
+
+ARGUMENTS = ("trace-frobenius", "shifted", "square")  # the optional "argument" (docs/math.md §5)
+_ARGUMENT_PARAMETERS = {"trace-frobenius": (), "shifted": ("s",), "square": ("b", "g")}
+_ARGUMENT_STATED = ("frobenius_squared_at_most", "ratio", "rank_at_least")
+
+
+def _parse_argument(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """Step ``format`` for the optional ``argument``: its name, parameters in range, the stated numbers.
+
+    ``trace-frobenius`` (the default, also when absent) has no other key; ``shifted`` has
+    ``s`` with ``0 ≤ s < 1`` (the diagonal ``1 − s`` of ``C − sJ`` is then positive);
+    ``square`` has ``b``, ``g`` with ``1 + b + g ≠ 0`` (the diagonal of ``C∘C + bC + gJ``).
+    Returns ``None`` for trace–Frobenius.
+    """
+    if "argument" not in doc:
+        return None
+    a = doc["argument"]
+    if not isinstance(a, dict):
+        _malformed("argument", f"expected an object, got {_kind(a)}")
+    if "name" not in a:
+        _malformed("argument", "missing required key 'name'")
+    name = a["name"]
+    if name not in ARGUMENTS:
+        _malformed("argument.name", f"expected one of {', '.join(map(repr, ARGUMENTS))}, got {_kind(name)}")
+    params = _ARGUMENT_PARAMETERS[name]
+    if name == "trace-frobenius":
+        _obj(a, "argument", ("name",))
+        return None
+    _obj(a, "argument", ("name",) + params + _ARGUMENT_STATED)
+    out: dict[str, Any] = {"name": name}
+    for key in params:
+        out[key] = parse_rational(a[key], f"argument.{key}")
+    if name == "shifted" and not 0 <= out["s"] < 1:
+        _malformed("argument.s", f"must satisfy 0 ≤ s < 1, got {a['s']}")
+    if name == "square" and 1 + out["b"] + out["g"] == 0:
+        _malformed("argument.g", f"1 + b + g = 0 (b = {a['b']}, g = {a['g']}): the diagonal of C∘C + bC + gJ would be 0 "
+                   "(the argument needs 1 + b + g ≠ 0)")
+    out["frobenius_squared_at_most"] = parse_rational(a["frobenius_squared_at_most"], "argument.frobenius_squared_at_most")
+    out["ratio"] = parse_rational(a["ratio"], "argument.ratio")
+    out["rank_at_least"] = _int(a["rank_at_least"], "argument.rank_at_least")
+    return out
+
+
+def argument_label(arg: dict[str, Any] | None) -> str:
+    """``"shifted (s = 1/8)"``, ``"square (b = −1/3, g = 1/80)"``, ``"trace–Frobenius"`` (for messages)."""
+    if arg is None:
+        return "trace–Frobenius"
+    params = ", ".join(f"{k} = {show_number(arg[k])}" for k in _ARGUMENT_PARAMETERS[arg["name"]])
+    return f"{arg['name']} ({params})"
 
 
 def _parse_listed(doc: dict[str, Any], m: int, M: int, n_witnesses: int, length_note: str = "") -> dict[str, Any]:
@@ -783,8 +859,57 @@ def _check_chains(p: dict[str, Any], progress: Progress) -> dict[Fraction, int]:
     return factors
 
 
-def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], claim: dict[str, Any]) -> tuple[int, Fraction]:
-    """Steps ``arithmetic`` (trace–Frobenius, A.2; docs/math.md §5) and ``claim``: return ``(bound, ratio)``."""
+def _bounded(total: Fraction, what: str) -> Fraction:
+    if max(total.numerator.bit_length(), total.denominator.bit_length()) > MAX_NUMBER_BITS:
+        raise CertificateLimitError(f"{what} exceeds {MAX_NUMBER_BITS:,} bits (numerator or denominator)")
+    return total
+
+
+def _argument_bound(t: int, factors: dict[Fraction, int], arg: dict[str, Any]) -> tuple[Fraction, Fraction, int]:
+    """``(bound on ‖M‖_F², ratio, rank bound)`` of the sharper arguments (docs/math.md §5, "Sharper arguments").
+
+    Every entry ``C_SU`` of ``C = diag(B)⁻¹B`` lies in ``[0, 1/F_SU)`` (the kernel is
+    nonnegative), and ``C_SS = 1``. ``shifted``: ``M = C − sJ`` has rank ``≤ rank C + 1``,
+    ``M_SS = 1 − s`` and ``|M_SU| ≤ max(s, 1/F − s)``, so ``rank C ≥ ⌈ratio⌉ − 1`` with
+    ``ratio = t²(1−s)² / (t(1−s)² + Σ max(s, 1/F − s)²)``. ``square``: ``M = C∘C + bC + gJ`` has
+    rank ``≤ C(r+2, 2)`` when ``rank C = r``, ``M_SS = 1 + b + g`` and ``|M_SU| ≤ max |x² + bx + g|``
+    over ``x ∈ [0, 1/F]`` (at ``x = 0``, ``x = 1/F``, or the vertex ``x = −b/2`` if it lies
+    between), so ``C(r+2, 2) ≥ ⌈ratio⌉``; the bound is the least such ``r``. Trace–Frobenius
+    on ``M`` (``rank M ≥ (tr M)² / ‖M‖_F²``) gives both.
+    """
+    if len(factors) > MAX_ARGUMENT_FACTORS:
+        raise CertificateLimitError(f"argument {argument_label(arg)}: {len(factors):,} distinct chain factors; the sharper "
+                                    f"arguments take at most {MAX_ARGUMENT_FACTORS:,} (a plan has one per distance)")
+    if arg["name"] == "shifted":
+        s = arg["s"]
+        diag = 1 - s
+        total = Fraction(t) * diag * diag
+        for f, count in factors.items():
+            e = max(s, 1 / f - s)
+            total = _bounded(total + count * e * e, "the shifted Frobenius bound")
+    else:
+        b, g = arg["b"], arg["g"]
+        diag = 1 + b + g
+        total = Fraction(t) * diag * diag
+        for f, count in factors.items():
+            x = 1 / f
+            e = max(abs(g), abs(x * x + b * x + g))
+            if 0 <= -b / 2 <= x:
+                e = max(e, abs(g - b * b / 4))
+            total = _bounded(total + count * e * e, "the square Frobenius bound")
+    ratio = _bounded(Fraction(t * t) * diag * diag / total, "the argument's ratio")
+    at_least = -(-ratio.numerator // ratio.denominator)  # rank M ≥ ⌈ratio⌉
+    if arg["name"] == "shifted":
+        return total, ratio, at_least - 1
+    r = max(0, math.isqrt(2 * at_least) - 2)
+    while (r + 1) * (r + 2) // 2 < at_least:  # the least r with C(r+2, 2) ≥ ⌈ratio⌉
+        r += 1
+    return total, ratio, r
+
+
+def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], claim: dict[str, Any]) -> tuple[int, Fraction, dict | None]:
+    """Steps ``arithmetic`` (trace–Frobenius, A.2; docs/math.md §5, and the stated ``argument``) and
+    ``claim``: return ``(bound, ratio, argument)``; ``bound`` is the larger of the two proved bounds."""
     sigma = _sum_inverse_squares(factors)
     frob = t + sigma
     ratio = Fraction(t * t) / frob
@@ -792,10 +917,23 @@ def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], clai
     for name, actual in (("t", t), ("sum_inverse_squares", sigma), ("frobenius_squared_below", frob), ("ratio", ratio), ("rank_at_least", bound)):
         if stated[name] != actual:
             _reject("arithmetic", f"states {name} = {show_number(stated[name])}; recomputed {show_number(actual)}")
-    if claim["rank_at_least"] > bound:
-        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} "
-                f"(t² / (t + Σ F⁻²) = {show_number(ratio)})")
-    return bound, ratio
+    arg = stated["argument"]
+    why = f"t² / (t + Σ F⁻²) = {show_number(ratio)}"
+    if arg is None:
+        if claim["rank_at_least"] > bound:
+            _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} ({why})")
+        return bound, ratio, None
+    label = argument_label(arg)
+    total, arg_ratio, arg_bound = _argument_bound(t, factors, arg)
+    for name, actual in zip(_ARGUMENT_STATED, (total, arg_ratio, arg_bound)):
+        if arg[name] != actual:
+            _reject("arithmetic", f"argument {label} states {name} = {show_number(arg[name])}; recomputed {show_number(actual)}")
+    if claim["rank_at_least"] > max(bound, arg_bound):
+        rule = "⌈ratio⌉ − 1" if arg["name"] == "shifted" else "the least r with C(r+2, 2) ≥ ⌈ratio⌉"
+        _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the {label} argument gives "
+                f"r ≥ {arg_bound} (ratio {show_number(arg_ratio)}, {rule}); trace–Frobenius alone r ≥ {bound} ({why})")
+    proved = dict(arg, frobenius_squared_at_most=total, ratio=arg_ratio, rank_at_least=arg_bound)
+    return max(bound, arg_bound), ratio, proved
 
 
 def _check_listed(doc: dict[str, Any], p: dict[str, Any], witnesses, factor_of, family_extra=None,
@@ -807,9 +945,9 @@ def _check_listed(doc: dict[str, Any], p: dict[str, Any], witnesses, factor_of, 
     _check_family(p, p["n"], progress, family_extra)
     _check_jumps(p, witnesses, factor_of, progress)
     factors = _check_chains(p, progress)
-    bound, ratio = _conclude(t, factors, p["arithmetic"], p["claim"])
+    bound, ratio, argument = _conclude(t, factors, p["arithmetic"], p["claim"])
     counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(p["jumps"]), "chains": len(p["chains"])}
-    return (verified or Verified)(dict(p["claim"]), bound, ratio, counts)
+    return (verified or Verified)(dict(p["claim"]), bound, ratio, counts, argument)
 
 
 def check(doc: dict[str, Any]) -> Verified:
@@ -1032,9 +1170,9 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
     by_factor: dict[Fraction, int] = {}
     for d, count in pairs.items():
         by_factor[factor_of[d]] = by_factor.get(factor_of[d], 0) + count
-    bound, ratio = _conclude(t, by_factor, p["arithmetic"], p["claim"])
+    bound, ratio, argument = _conclude(t, by_factor, p["arithmetic"], p["claim"])
     counts = {"words": t, "inputs": n_inputs, "jumps": n_jumps, "chains": t * (t - 1)}
-    return Verified(dict(p["claim"]), bound, ratio, counts)
+    return Verified(dict(p["claim"]), bound, ratio, counts, argument)
 
 
 # =========================================================================== end of compact certificates
@@ -1076,8 +1214,7 @@ class UniqueMinimizerVerified(Verified):
             f"{c['error_below']} on all {self.counts['inputs']:,} inputs of this family — each of exactly three "
             f"distinct tokens with a unique minimizer at the queried position — has feature rank r ≥ {c['rank_at_least']}."
             f"\n  data: {self.counts['words']:,} codewords, {self.counts['chains']:,} chains, {self.counts['jumps']:,} jumps "
-            f"on the effective kernel K = α(q,k₀) + 2α(q,k₁); t² / (t + Σ F⁻²) = {show_number(self.ratio)} "
-            f"⇒ rank K ≥ {self.proved} ⇒ r ≥ {self.proved}"
+            f"on the effective kernel K = α(q,k₀) + 2α(q,k₁); {self._data_line(kernel=True)}"
         )
         if self.proved > c["rank_at_least"]:
             text += " (the claim is weaker than what the data prove)"
@@ -1217,8 +1354,11 @@ def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None
               "(a bug; set CERTIFY_DEBUG=1 for a traceback)", file=sys.stderr)
         return EXIT_INTERNAL
     if as_json:
-        print(json.dumps({"status": "verified", "claim": result.claim, "proved_rank_at_least": result.proved,
-                          "ratio": exact_text(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}))
+        out = {"status": "verified", "claim": result.claim, "proved_rank_at_least": result.proved,
+               "ratio": exact_text(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}
+        if result.argument is not None:
+            out["argument"] = result.argument_json()
+        print(json.dumps(out))
     elif not quiet:
         print(result.summary())
     if keep is not None:

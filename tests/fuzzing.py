@@ -200,7 +200,19 @@ def rederive_certificate_bound(doc: dict) -> int:
         chain_factors[(s, u)] = chain_factor(fs)
     t = len(words)
     assert set(chain_factors) == {(s, u) for s in range(t) for u in range(t) if s != u}
-    return certified_rank(t, list(chain_factors.values()))
+    bound = certified_rank(t, list(chain_factors.values()))
+    arg = doc.get("argument")
+    if arg is not None and arg["name"] != "trace-frobenius":  # docs/math.md §5, recomputed by certify.lemmas.sharper
+        from collections import Counter
+
+        from certify.lemmas import sharper
+
+        by_factor = Counter(chain_factors.values())
+        a = (sharper.shifted(t, by_factor, Fraction(arg["s"])) if arg["name"] == "shifted"
+             else sharper.square(t, by_factor, Fraction(arg["b"]), Fraction(arg["g"])))
+        assert (str(a.ratio), a.rank_at_least) == (str(Fraction(arg["ratio"])), arg["rank_at_least"])
+        bound = max(bound, a.rank_at_least)
+    return bound
 
 
 # --------------------------------------------------------------------------- kernel tables

@@ -16,8 +16,8 @@ from certify.check import CertificateError, check, content_hash
 
 from conftest import CORPUS
 
-BASE = json.loads((CORPUS / "valid" / "small_paper.json").read_text())
-PROVED = check(BASE).proved
+BASES = {name: json.loads((CORPUS / "valid" / name).read_text())
+         for name in ("small_paper.json", "small_paper_shifted.json", "small_paper_square.json")}
 
 
 def leaves(node, path=()):
@@ -86,8 +86,11 @@ def proof_part(doc):
 
 
 @settings(max_examples=400)
-@given(st.integers(0, 2**32), st.integers(1, 3))
-def test_point_edits_never_verify_a_claim_the_data_do_not_prove(seed, edits):
+@given(st.integers(0, 2**32), st.integers(1, 3), st.sampled_from(sorted(BASES)))
+def test_point_edits_never_verify_a_claim_the_data_do_not_prove(seed, edits, name):
+    """Also on bases with a shifted or square ``argument`` (its parameters and stated numbers get edited too)."""
+    BASE = BASES[name]
+    PROVED = check(BASE).proved
     rng = random.Random(seed)
     doc = copy.deepcopy(BASE)
     for _ in range(edits):
@@ -106,8 +109,9 @@ def test_point_edits_never_verify_a_claim_the_data_do_not_prove(seed, edits):
 
 
 @settings(max_examples=200)
-@given(st.integers(0, 2**32))
-def test_any_edit_without_rehash_is_caught(seed):
+@given(st.integers(0, 2**32), st.sampled_from(sorted(BASES)))
+def test_any_edit_without_rehash_is_caught(seed, name):
+    BASE = BASES[name]
     rng = random.Random(seed)
     doc = copy.deepcopy(BASE)
     mutate(doc, rng)

@@ -20,7 +20,8 @@ from conftest import CORPUS
 from fuzzing import COUNT, SEED, SLOW, mutate_bytes, mutate_structure, rederive_certificate_bound, rng_for
 
 BASES = [(CORPUS / "valid" / name).read_bytes() for name in
-         ("small_paper.json", "small_direct.json", "small_length_four.json", "small_error_quarter.json", "weaker_claim.json")]
+         ("small_paper.json", "small_direct.json", "small_length_four.json", "small_error_quarter.json", "weaker_claim.json",
+          "small_paper_shifted.json", "small_paper_square.json")]
 
 
 def verdict(data: bytes):

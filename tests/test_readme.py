@@ -36,7 +36,7 @@ def test_example_session_is_real_output(tmp_path, session):
     os.symlink(ROOT / "certify", tmp_path / "certify")
     os.symlink(ROOT / "docs", tmp_path / "docs")
     bindir = os.path.dirname(sys.executable)
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), CERTIFY_PROGRESS="0")
     chunks = re.split(r"^\$ (.*)$", session, flags=re.M)[1:]
     assert chunks, "no commands in the example session"
     for command, expected in zip(chunks[::2], chunks[1::2]):

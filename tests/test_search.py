@@ -72,7 +72,11 @@ def test_search_result_is_exact_at_least_the_best_seed_and_certifies(m):
     best_seed = max(r for _, _, r in result.seeds if r is not None)
     assert result.ratio >= best_seed
     cert, plan, bound = result_certificate(result)
-    assert check(cert).proved == result.rank_at_least == bound.rank_at_least
+    v = check(cert)
+    assert v.trace_frobenius == result.rank_at_least == bound.rank_at_least
+    # the last step written is the sharpest (docs/math.md §5): never below trace–Frobenius
+    assert v.proved == max(bound.rank_at_least, (cert.get("argument") or {}).get("rank_at_least", 0))
+    assert v.proved >= bound.rank_at_least
     assert result.how().startswith("seed ")
 
 

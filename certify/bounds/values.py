@@ -286,6 +286,22 @@ def tf_bound(T: int, L2: int) -> int:
     return T * L2 // (L2 + T - 1) + 1
 
 
+def shifted_tf_bound(T: int, L2: int) -> int:
+    """The shifted argument with ``T`` words, off-diagonals ``< 1/Λ``, ``s = 1/(2Λ)`` (docs/math.md §5).
+
+    ``t²(1−s)² / (t(1−s)² + t(t−1)s²) = T(2Λ−1)² / ((2Λ−1)² + T − 1)`` and ``r ≥ ⌈·⌉ − 1``:
+    ``Λ²`` of :func:`tf_bound` becomes ``(2Λ−1)² < 4Λ²`` (``Λ = √L2``, an integer chain factor).
+
+    >>> tf_bound(15, 16), shifted_tf_bound(15, 16)
+    (9, 11)
+    """
+    lam = math.isqrt(L2)
+    if T < 2 or lam * lam != L2:
+        return tf_bound(T, L2)
+    k = (2 * lam - 1) ** 2
+    return max(1, -(-(T * k) // (k + T - 1)) - 1)
+
+
 def _half_min(T: int, L2: int) -> int:
     """``⌈½ min{T, Λ²}⌉``: the paper's uniform form ``r ≥ ½ min{t, Λ²}`` (A.2), as an integer."""
     return max(1, -(-min(T, L2) // 2))
@@ -565,6 +581,12 @@ def theorem1(m: int) -> Section:
                                           balance=lambda d: _log2_T_float(M, d) - _pattern_log2_squared(d, 1))
         values["exact"] = Quantity.of_int(b)
         params.update(distance=delta, code_size=T, gaps=chains.gaps(delta), chain_factor=chains.factor(delta))
+        b2, delta2, _, _ = _optimize_exact(layer, range(2, layer.h + 1), chains.squared, value=shifted_tf_bound,
+                                           balance=lambda d: _log2_T_float(M, d) - _pattern_log2_squared(d, 1) - 2)
+        values["shifted"] = Quantity.of_int(b2)
+        params.update(shifted_distance=delta2)
+        notes.append("shifted: the same argument with trace–Frobenius on C − sJ, s = 1/(2Λ) (docs/math.md §5): "
+                     "Λ² becomes (2Λ−1)² < 4Λ², at most a factor 4 on Λ² (2 bits); the exponent in m is unchanged")
     else:
         h = M // 2
         cands = list(range(2, h + 1))

@@ -101,6 +101,14 @@ class CodeBound:
         """``t + Σ F⁻²``."""
         return self.t + self.sum_inverse_squares
 
+    @property
+    def by_factor(self) -> dict[Fraction, int]:
+        """Chain factor ``F`` → number of ordered pairs with it (what the sharper arguments read)."""
+        out: dict[Fraction, int] = {}
+        for d, count in self.pairs.items():
+            out[self.factors[d]] = out.get(self.factors[d], 0) + count
+        return out
+
 
 def code_bound(code, plan: GapPlan, length: int = 3, error=HALF, pairs: Mapping[int, int] | None = None) -> CodeBound:
     """The certified bound of ``code`` under ``plan``, from its distance distribution (exact).

@@ -25,6 +25,8 @@ The family a compact certificate is about is written out explicitly by
 Traceback (most recent call last):
 ...
 certify.certificates.producer.CertificateBuildError: the code and plan prove r ≥ 10, not r ≥ 11
+>>> build_compact_certificate(code, make_plan(code, "best"), argument="best")["argument"]["rank_at_least"]
+12
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ from ..check import (
 from ..exact import exact
 from ..lemmas.domination import HALF
 from .code_bound import code_bound
-from .producer import CertificateBuildError
+from .producer import CertificateBuildError, settle_claim
 
 __all__ = [
     "VERSION",
@@ -87,7 +89,7 @@ def family_bytes(inputs: int, n: int, m: int) -> int:
 
 def build_compact_certificate(
     code, plan: GapPlan, length: int = 3, error=HALF, rank_at_least: int | None = None,
-    note: str | None = None, bound=None,
+    note: str | None = None, bound=None, argument=None,
 ) -> dict[str, Any]:
     """The version-2 certificate of ``code`` under ``plan`` (A.2; docs/math.md §3–§5).
 
@@ -103,6 +105,8 @@ def build_compact_certificate(
         The claim; default what the data prove.
     bound : CodeBound, optional
         Precomputed :func:`~certify.certificates.code_bound.code_bound` (saves a pass).
+    argument : optional
+        The final step, as for :func:`certify.certificates.producer.build_certificate`.
 
     Raises
     ------
@@ -112,9 +116,7 @@ def build_compact_certificate(
     eps = exact(error, "error")
     check_compact_limits(code.size, plan, code.length)
     b = bound if bound is not None else code_bound(code, plan, length, eps)
-    claimed = b.rank_at_least if rank_at_least is None else rank_at_least
-    if claimed > b.rank_at_least:
-        raise CertificateBuildError(f"the code and plan prove r ≥ {b.rank_at_least}, not r ≥ {claimed}")
+    claimed, arg = settle_claim(b.t, b.by_factor, b.rank_at_least, rank_at_least, argument, "the code and plan prove")
     progress = Progress("counting the generated family (queries)", total=code.size)
     try:
         n_jumps, n_inputs = planned_counts(code, plan, progress.update)
@@ -153,6 +155,8 @@ def build_compact_certificate(
             "rank_at_least": b.rank_at_least,
         },
     }
+    if arg is not None:
+        cert["argument"] = arg.to_json()
     cert["sha256"] = content_hash(cert)
     return cert
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -32,11 +33,15 @@ from ..check import FORMAT, MODEL, VERSION, content_hash, format_rational
 from ..lemmas.domination import HALF, domination_factor
 from ..exact import exact
 from ..lemmas.frobenius import certified_rank, sum_inverse_squares, trace_frobenius_ratio
+from ..lemmas.sharper import choose
 
 __all__ = [
     "CertificateBuildError",
     "build_certificate",
     "assemble",
+    "settle_claim",
+    "argument_lines",
+    "proved_bound",
     "rank_nine_certificate",
     "dumps",
     "refuse_special_file",
@@ -51,7 +56,7 @@ class CertificateBuildError(ValueError):
 
 
 def build_certificate(
-    family: WitnessFamily, error: Fraction = HALF, rank_at_least: int | None = None
+    family: WitnessFamily, error: Fraction = HALF, rank_at_least: int | None = None, argument=None,
 ) -> dict[str, Any]:
     """The version-1 certificate of a witness family (A.2; docs/math.md §3–§6).
 
@@ -63,6 +68,9 @@ def build_certificate(
         ``ε``: the claim is about heads with error ``< ε`` on every input of the family.
     rank_at_least : int, optional
         The claimed bound; default: the bound the family proves.
+    argument : {None, "best", "trace-frobenius", "shifted", "square"} or Argument
+        The final step (docs/math.md §5; :func:`certify.lemmas.sharper.choose`): ``None``
+        writes plain trace–Frobenius (no ``argument`` field), ``"best"`` the sharpest.
 
     Raises
     ------
@@ -81,15 +89,37 @@ def build_certificate(
             )
         jump_factor.append(mu)
     claim = {"model": MODEL, "m": m, "length": n, "error_below": format_rational(eps)}
-    return assemble(FORMAT, VERSION, claim, family, jump_factor, rank_at_least)
+    return assemble(FORMAT, VERSION, claim, family, jump_factor, rank_at_least, argument)
+
+
+def settle_claim(t: int, factors: dict[Fraction, int], tf_bound: int, rank_at_least: int | None, argument,
+                 what: str = "the family proves"):
+    """``(claim, Argument or None)``: the argument chosen for these factors and the claim it allows.
+
+    Raises
+    ------
+    CertificateBuildError
+        If ``rank_at_least`` exceeds the larger of the trace–Frobenius and the argument's bound.
+    """
+    try:
+        arg = choose(t, factors, argument)
+    except ValueError as exc:
+        raise CertificateBuildError(str(exc)) from None
+    proved = tf_bound if arg is None else max(tf_bound, arg.rank_at_least)
+    claimed = proved if rank_at_least is None else rank_at_least
+    if claimed > proved:
+        how = "" if arg is None else f" (trace–Frobenius {tf_bound}, {arg.label()} {arg.rank_at_least})"
+        raise CertificateBuildError(f"{what} r ≥ {proved}{how}, not r ≥ {claimed}")
+    return claimed, arg
 
 
 def assemble(fmt: str, version: int, claim: dict[str, Any], family: WitnessFamily, jump_factor: list[Fraction],
-             rank_at_least: int | None = None) -> dict[str, Any]:
+             rank_at_least: int | None = None, argument=None) -> dict[str, Any]:
     """A certificate document from a family and its exact jump factors (shared by every kind).
 
     Chains multiply their jump factors (docs/math.md §4), trace–Frobenius gives the bound
-    (docs/math.md §5); ``claim`` gets ``rank_at_least`` (default: the bound proved), and
+    (docs/math.md §5) or, with ``argument``, a sharper argument on the same factors
+    (:func:`settle_claim`); ``claim`` gets ``rank_at_least`` (default: the bound proved), and
     the document its ``sha256``. Jump tokens are written with the code's length.
 
     Raises
@@ -101,9 +131,7 @@ def assemble(fmt: str, version: int, claim: dict[str, Any], family: WitnessFamil
     chain_factors = [chain_factor(jump_factor[j] for j in ch.jumps) for ch in family.chains]
     t = code.size
     proved = certified_rank(t, chain_factors)
-    claimed = proved if rank_at_least is None else rank_at_least
-    if claimed > proved:
-        raise CertificateBuildError(f"the family proves r ≥ {proved}, not r ≥ {claimed}")
+    claimed, arg = settle_claim(t, dict(Counter(chain_factors)), proved, rank_at_least, argument)
     sigma = sum_inverse_squares(chain_factors)
     bits = lambda x: format(x, f"0{m}b")[::-1]  # noqa: E731 - local shorthand
     cert: dict[str, Any] = {
@@ -145,13 +173,19 @@ def assemble(fmt: str, version: int, claim: dict[str, Any], family: WitnessFamil
             "rank_at_least": proved,
         },
     }
+    if arg is not None:
+        cert["argument"] = arg.to_json()
     cert["sha256"] = content_hash(cert)
     return cert
 
 
-def rank_nine_certificate(plan: str = "paper", rank_at_least: int | None = None) -> dict[str, Any]:
-    """The rank-nine certificate: the fixed 15-word code, chains by ``plan``, length 3, ε = 1/2 (§6.1)."""
-    return build_certificate(rank_nine_family(plan), HALF, rank_at_least)
+def rank_nine_certificate(plan: str = "paper", rank_at_least: int | None = None, argument=None) -> dict[str, Any]:
+    """The rank-nine certificate: the fixed 15-word code, chains by ``plan``, length 3, ε = 1/2 (§6.1).
+
+    ``argument=None`` is the paper's own plan (trace–Frobenius, r ≥ 9 with paper chains);
+    ``"best"`` the sharpest argument on the same family (shifted, r ≥ 11).
+    """
+    return build_certificate(rank_nine_family(plan), HALF, rank_at_least, argument)
 
 
 def dumps(value: Any, column: int = 0, width: int = 200) -> str:
@@ -244,4 +278,42 @@ def describe(cert: dict[str, Any]) -> list[str]:
         f"            {t}² / ‖C‖_F² > {t * t} / ({ar['frobenius_squared_below']}) = {ar['ratio']}"
         + (f" ≈ {float(ratio):.4f}" if ratio.denominator != 1 else "")
         + f"  ⇒  rank(C) > {ratio.numerator // ratio.denominator}  ⇒  r ≥ {ar['rank_at_least']}",
-    ]
+    ] + argument_lines(cert)
+
+
+def proved_bound(cert: dict[str, Any]) -> int:
+    """What the producer's numbers say ``cert`` proves: the larger of trace–Frobenius and its ``argument``."""
+    return max(cert["arithmetic"]["rank_at_least"], (cert.get("argument") or {}).get("rank_at_least", 0))
+
+
+def argument_lines(cert: dict[str, Any], title: str = "argument") -> list[str]:
+    """The sharper argument of ``cert`` for people (nothing if it has none), and both bounds side by side.
+
+    Reads the producer's numbers (the independent checker recomputes them).
+    """
+    from ..check import show_number
+
+    a = cert.get("argument")
+    if a is None or a["name"] == "trace-frobenius":
+        return []
+    t = cert["arithmetic"]["t"]
+    ratio = Fraction(a["ratio"])
+    approx = f" ≈ {float(ratio):.4f}" if ratio.denominator != 1 else ""
+    k = -(-ratio.numerator // ratio.denominator)
+    pad = " " * 12
+    if a["name"] == "shifted":
+        s = Fraction(a["s"])
+        lines = [f"{title:<12}shifted, s = {a['s']}: M = C − sJ has rank M ≤ rank C + 1, M_SS = 1 − s = {1 - s},",
+                 f"{pad}|M_SU| ≤ max(s, 1/F − s)  (0 ≤ C_SU < 1/F: the kernel is nonnegative)",
+                 f"{pad}‖M‖_F² ≤ {t}·(1 − s)² + Σ max(s, 1/F − s)² = {show_number(Fraction(a['frobenius_squared_at_most']))}",
+                 f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  rank(C) ≥ ⌈{show_number(ratio)}⌉ − 1 = {k - 1}"
+                 f"  ⇒  r ≥ {a['rank_at_least']}"]
+    else:
+        b, g = Fraction(a["b"]), Fraction(a["g"])
+        lines = [f"{title:<12}square, b = {a['b']}, g = {a['g']}: M = C∘C + bC + gJ has rank M ≤ C(rank C + 2, 2),",
+                 f"{pad}M_SS = 1 + b + g = {show_number(1 + b + g)}, |M_SU| ≤ max |x² + bx + g| over x ∈ [0, 1/F]",
+                 f"{pad}‖M‖_F² ≤ {show_number(Fraction(a['frobenius_squared_at_most']))}",
+                 f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  C(r+2, 2) ≥ {k:,}  ⇒  r ≥ {a['rank_at_least']}"]
+    label = f"{a['name']} ({', '.join(f'{p} = {a[p]}' for p in ('s', 'b', 'g') if p in a)})"
+    lines.append(f"{'bounds':<12}trace–Frobenius: r ≥ {cert['arithmetic']['rank_at_least']}; {label}: r ≥ {a['rank_at_least']}")
+    return lines

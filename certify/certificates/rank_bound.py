@@ -49,9 +49,10 @@ from witnesses.plans import GapPlan, build_planned_family, planned_counts
 
 from ..exact import exact
 from ..lemmas.domination import HALF
+from ..lemmas.sharper import Argument
 from .code_bound import PLAN_NAMES, CodeBound, code_bound, make_plan, plan_factors
 from .compact import _verified_compact, build_compact_certificate
-from .producer import CertificateBuildError, build_certificate
+from .producer import CertificateBuildError, argument_lines, build_certificate
 
 __all__ = [
     "PLAN_NAMES",
@@ -72,7 +73,7 @@ EXPLICIT_MAX_INPUTS = 50_000
 
 def rank_bound_certificate(
     code, plan: GapPlan, length: int = 3, error=HALF, form: str = "auto",
-    rank_at_least: int | None = None, note: str | None = None, bound: CodeBound | None = None,
+    rank_at_least: int | None = None, note: str | None = None, bound: CodeBound | None = None, argument=None,
 ) -> dict[str, Any]:
     """The certificate of ``code`` under ``plan``: explicit (version 1) or compact (version 2).
 
@@ -83,6 +84,9 @@ def rank_bound_certificate(
         :data:`EXPLICIT_MAX_INPUTS` inputs, else compact. Version 1 requires one weight.
     bound : CodeBound, optional
         :func:`code_bound` of the same code, plan, length and error, if already computed.
+    argument : {None, "best", "trace-frobenius", "shifted", "square"} or Argument
+        The final step (docs/math.md §5): ``None`` is plain trace–Frobenius, ``"best"`` the
+        sharpest (:func:`certify.lemmas.sharper.choose`).
 
     Raises
     ------
@@ -98,14 +102,15 @@ def rank_bound_certificate(
         small = code.weight is not None and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS
         form = "explicit" if small else "compact"
     if form == "compact":
-        return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound))
+        return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound,
+                                                    argument=argument))
     if code.weight is None:
         raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
     try:
         family = build_planned_family(code, plan, length)
     except WitnessError as exc:
         raise CertificateBuildError(str(exc)) from None
-    cert = build_certificate(family, exact(error, "error"), rank_at_least)
+    cert = build_certificate(family, exact(error, "error"), rank_at_least, argument)
     if cert["arithmetic"]["rank_at_least"] != bound.rank_at_least:
         raise AssertionError(f"explicit family proves r ≥ {cert['arithmetic']['rank_at_least']}, distance count says {bound.rank_at_least}")
     return _spellable(cert)
@@ -119,7 +124,7 @@ def _spellable(cert: dict[str, Any]) -> dict[str, Any]:
     """
     from ..check import MAX_RATIONAL_CHARS
 
-    values = list(cert["arithmetic"].values())
+    values = list(cert["arithmetic"].values()) + list(cert.get("argument", {}).values())
     values += [e["factor"] for e in cert.get("plan", {}).get("entries", [])]
     values += [c["factor"] for c in cert.get("chains", [])] + [j["factor"] for j in cert.get("jumps", [])]
     long = [v for v in values if isinstance(v, str) and len(v) > MAX_RATIONAL_CHARS]
@@ -189,7 +194,7 @@ def describe(cert: dict[str, Any], code, plan: GapPlan, bound: CodeBound) -> lis
         f"            t² / ‖C‖_F² > {t * t:,} / ({show_number(bound.frobenius_squared_below)}) = {show_number(ratio)}{approx}"
         f"  ⇒  rank(C) > {ratio.numerator // ratio.denominator}  ⇒  r ≥ {bound.rank_at_least}",
     ]
-    return lines
+    return lines + argument_lines(cert)
 
 
 def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
@@ -203,4 +208,5 @@ def expand_certificate(doc: dict[str, Any]) -> dict[str, Any]:
     _, code, plan, n = _verified_compact(doc)  # verified here, then rebuilt explicitly
     eps = Fraction(doc["claim"]["error_below"])
     return rank_bound_certificate(code, plan, n, eps, "explicit", doc["claim"]["rank_at_least"],
-                                  note=f"expanded from compact certificate {doc['sha256'][:16]}…")
+                                  note=f"expanded from compact certificate {doc['sha256'][:16]}…",
+                                  argument=Argument.from_json(doc.get("argument")))

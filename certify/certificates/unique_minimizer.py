@@ -40,8 +40,12 @@ __all__ = ["UM_FORMAT", "UM_VERSION", "UM_INPUTS", "DEFAULT_CODE", "build_unique
 DEFAULT_CODE = "greedy:24:7:6"
 
 
-def build_unique_minimizer_certificate(family: WitnessFamily, rank_at_least: int | None = None) -> dict[str, Any]:
+def build_unique_minimizer_certificate(family: WitnessFamily, rank_at_least: int | None = None,
+                                       argument=None) -> dict[str, Any]:
     """The certificate of a unique-minimizer family (``witnesses.unique_minimizer_family``; A.4).
+
+    ``argument``: as for :func:`certify.certificates.producer.build_certificate` (the effective
+    kernel ``K`` is nonnegative, so the sharper arguments of docs/math.md §5 apply to it).
 
     Raises
     ------
@@ -56,12 +60,12 @@ def build_unique_minimizer_certificate(family: WitnessFamily, rank_at_least: int
             raise CertificateBuildError(f"jump {j} has gap {jump.gap}: (d−1)/2 = {format_rational(f)} < 1 proves nothing")
         factors.append(f)
     claim = {"model": MODEL, "inputs": UM_INPUTS, "m": family.code.length + 2, "length": 3, "error_below": "1/2"}
-    return assemble(UM_FORMAT, UM_VERSION, claim, family, factors, rank_at_least)
+    return assemble(UM_FORMAT, UM_VERSION, claim, family, factors, rank_at_least, argument)
 
 
 def unique_minimizer_certificate(code: ConstantWeightCode | str = DEFAULT_CODE, plan: str = "direct",
-                                 rank_at_least: int | None = None) -> dict[str, Any]:
+                                 rank_at_least: int | None = None, argument=None) -> dict[str, Any]:
     """Build the certificate for ``code`` (a code or a ``codes.load_code`` name) under ``plan``."""
     if isinstance(code, str):
         code = load_code(code)
-    return build_unique_minimizer_certificate(unique_minimizer_family(code, plan), rank_at_least)
+    return build_unique_minimizer_certificate(unique_minimizer_family(code, plan), rank_at_least, argument)

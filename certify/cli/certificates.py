@@ -9,29 +9,65 @@ from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exac
 from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli
 
 
+_ARGUMENT_OPTION = click.option(
+    "--argument", "argument", type=click.Choice(["best", "trace-frobenius", "shifted", "square"]), default="best",
+    show_default=True,
+    help="The last step (docs/math.md §5): trace-frobenius on C (the paper's), shifted (C − sJ), square "
+         "(C∘C + bC + gJ), or best: whichever proves most, parameters chosen exactly.")
+
+
+def _sharper_path(out: str) -> str:
+    """``X.cert.json`` → ``X.sharper.cert.json``; any other name gets ``.sharper.json`` appended."""
+    return out[: -len(".cert.json")] + ".sharper.cert.json" if out.endswith(".cert.json") else out + ".sharper.json"
+
+
 @cli.command("rank-nine")
 @click.option("--chains", "plan", type=click.Choice(["paper", "direct"]), default="paper", show_default=True,
               help="paper: jumps of gap ≥ 3 (factor 2 each, §6.1); direct: one jump per pair (factor d−1).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default="rank-nine.cert.json", show_default=True,
-              help="Where to write the certificate.")
+              help="Where to write the certificate (the paper's argument: trace–Frobenius).")
+@click.option("--sharper-out", "sharper_out", type=click.Path(dir_okay=False),
+              help="Where to write the certificate of the sharpest argument on the same family "
+                   "(default: OUT with .sharper before .cert.json).")
+@click.option("--no-sharper", "no_sharper", is_flag=True, help="Write only the paper's certificate.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def rank_nine(plan: str, out: str, as_json: bool) -> int:
+def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as_json: bool) -> int:
     """Build, check, write and re-verify the rank-nine certificate (docs/math.md §6).
 
     The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
-    per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10.
+    per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10, by the paper's
+    trace–Frobenius step. Beside it goes a second certificate of the same family whose
+    last step is sharper (docs/math.md §5): r ≥ 11 (paper chains), r ≥ 12 (direct).
     """
-    from ..certificates.producer import rank_nine_certificate
+    from ..certificates.producer import argument_lines, proved_bound, rank_nine_certificate
 
     cert = rank_nine_certificate(plan)
     verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
+    sharp = None if no_sharper else rank_nine_certificate(plan, argument="best")
+    if sharp is not None and "argument" not in sharp:
+        sharp = None  # nothing sharper than the paper's step (never for the rank-nine family)
+    if sharp is not None:
+        sharper_out = sharper_out or _sharper_path(out)
+        if sharper_out == out:
+            raise InputError(f"--sharper-out {sharper_out} is --out: the two certificates need two files")
+        sharp_verified, _ = _write_and_reverify(sharp, sharper_out, proved_bound(sharp))
     if as_json:
         click.echo(json.dumps({
             "claim": cert["claim"], "chains": plan, "out": out, "sha256": cert["sha256"],
             "counts": verified.counts, "arithmetic": cert["arithmetic"], "verified": True,
+            "sharper": None if sharp is None else {
+                "claim": sharp["claim"], "argument": sharp["argument"], "out": sharper_out, "sha256": sharp["sha256"],
+                "verified": True},
         }))
-    else:
-        _echo_written(f"certify rank-nine (chains: {plan})", cert, out, verified)
+        return EXIT_VERIFIED
+    _echo_written(f"certify rank-nine (chains: {plan})", cert, out, verified)
+    if sharp is not None:
+        click.echo(f"  sharper     the same {verified.counts['inputs']:,} inputs and chains, a sharper last step "
+                   "(docs/math.md §5):")
+        for line in argument_lines(sharp):
+            click.echo("  " + line)
+        click.echo(f"  wrote       {sharper_out}  (sha256 {sharp['sha256'][:16]}…)")
+        click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {sharp_verified.proved}")
     return EXIT_VERIFIED
 
 
@@ -160,8 +196,9 @@ def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
               help="direct: one jump per pair, factor (d−1)/2; best: the split maximizing the product.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default="unique-minimizer.cert.json", show_default=True,
               help="Where to write the certificate.")
+@_ARGUMENT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int:
+def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_json: bool) -> int:
     """Build, write and re-verify a unique-minimizer certificate (A.4; docs/math.md §7).
 
     Every input has three distinct tokens and a unique minimizer at the query; the
@@ -171,19 +208,19 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
     from witnesses import WitnessError, unique_minimizer_family
 
     from ..certificates.families import chain_plan
-    from ..certificates.producer import CertificateBuildError
+    from ..certificates.producer import CertificateBuildError, proved_bound
     from ..certificates.unique_minimizer import build_unique_minimizer_certificate
 
     try:
         fam = unique_minimizer_family(load_code(code), chain_plan(chains, 3, True), plan_name=chains)
-        cert = build_unique_minimizer_certificate(fam)
+        cert = build_unique_minimizer_certificate(fam, argument=argument)
     except (CodeError, WitnessError, CertificateBuildError) as exc:
         raise InputError(f"--code {code}: {exc}") from None
-    verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
+    verified, _ = _write_and_reverify(cert, out, proved_bound(cert))
     if as_json:
         click.echo(json.dumps({"claim": cert["claim"], "code": code, "chains": chains, "out": out,
                                "sha256": cert["sha256"], "counts": verified.counts, "arithmetic": cert["arithmetic"],
-                               "verified": True}))
+                               "argument": cert.get("argument"), "verified": True}))
     else:
         _echo_written(f"certify unique-minimizer (code: {code}, chains: {chains})", cert, out, verified)
     return EXIT_VERIFIED
@@ -204,8 +241,10 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, as_json: bool) -> int
 @click.option("--form", type=click.Choice(["auto", "explicit", "compact"]), default="auto", show_default=True,
               help="explicit: version 1, every input listed; compact: version 2, code and plan; auto: explicit up to 50,000 inputs.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default NAME.cert.json).")
+@_ARGUMENT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str, form: str, out: str | None, as_json: bool) -> int:
+def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str, form: str, out: str | None,
+                   argument: str, as_json: bool) -> int:
     """Certify a rank lower bound from any code: build, write, re-verify (docs/math.md §3–§5).
 
     Every ordered pair of codewords gets a chain of jumps chosen by the plan; the
@@ -215,6 +254,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     from codes import CodeError, code_name, load_code
 
     from ..certificates.producer import CertificateBuildError
+    from ..certificates.producer import proved_bound
     from ..certificates.rank_bound import code_bound, describe, make_plan, parse_error, rank_bound_certificate
 
     from ..certificates.compact import check_compact_limits
@@ -225,16 +265,17 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
         check_compact_limits(code.size)  # before the quadratic distance count
         plan = make_plan(code, plan_name, length, error)
         bound = code_bound(code, plan, length, error)
-        cert = rank_bound_certificate(code, plan, length, error, form)
+        cert = rank_bound_certificate(code, plan, length, error, form, bound=bound, argument=argument)
     except (ValueError, CodeError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
     out = out or f"{code_name(code_spec)}.cert.json"
-    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
+    verified, size = _write_and_reverify(cert, out, proved_bound(cert))
     if as_json:
         click.echo(json.dumps({
             "claim": cert["claim"], "code": code_spec, "chains": plan_name, "plan": plan.to_json(),
             "version": cert["version"], "out": out, "bytes": size, "sha256": cert["sha256"],
-            "counts": verified.counts, "ratio": exact_text(bound.ratio), "verified": True,
+            "counts": verified.counts, "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
+            "argument": cert.get("argument"), "verified": True,
         }))
         return EXIT_VERIFIED
     click.echo(f"certify rank-bound (code: {code_spec}, chains: {plan_name})")
@@ -256,15 +297,17 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
               help="Seconds for the search (seeds and local search); building and verifying the certificate come on top.")
 @click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
+@_ARGUMENT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: int, out: str | None, as_json: bool) -> int:
+def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: int, out: str | None, argument: str,
+               as_json: bool) -> int:
     """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
 
     Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
     maximum cliques, padded shorter codes) are evaluated exactly, then a local search
     over words adds, removes and swaps words while the exact bound rises (docs/results.md).
     """
-    from ..certificates.producer import CertificateBuildError
+    from ..certificates.producer import CertificateBuildError, proved_bound
     from ..certificates.rank_bound import describe, parse_error
     from ..check import Progress
     from ..search.codes import SearchError, result_certificate, search
@@ -273,19 +316,20 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     try:
         error = parse_error(error_text)
         result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note))
-        cert, plan, bound = result_certificate(result)
+        cert, plan, bound = result_certificate(result, argument=argument)
     except (ValueError, SearchError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
     finally:
         progress.close()
     out = out or f"search-m{m}.cert.json"
-    verified, size = _write_and_reverify(cert, out, bound.rank_at_least)
+    verified, size = _write_and_reverify(cert, out, proved_bound(cert))
     best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
     if as_json:
         click.echo(json.dumps({
             "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
             "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
-            "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "version": cert["version"], "out": out,
+            "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
+            "argument": cert.get("argument"), "version": cert["version"], "out": out,
             "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
         }))
         return EXIT_VERIFIED

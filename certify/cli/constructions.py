@@ -120,7 +120,7 @@ def identities_cmd(as_json: bool) -> int:
     from ..check import Progress
     from ..lemmas.identities import all_identities
 
-    bar = Progress("certify identities", total=5)
+    bar = Progress("certify identities", total=6)
     results = all_identities(progress=lambda done, group: bar.update(done, group))
     bar.close()
     ok = all(r.holds for r in results)

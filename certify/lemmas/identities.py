@@ -18,7 +18,9 @@ feed them a wrong right-hand side to see the check fail.
   for the general polynomial of degree ``≤ L−1`` in ``L`` indicators (``L ≤ 5``), not
   for degree ``L``; and the multihead numerator ``(F − t)·Π_h D_h`` is such a polynomial;
 * dense softmax (A.1; docs/math.md §8): the error formula
-  ``t̂ − t = Σ_{j∉M} d_j e^{−τd_j} / (|M| + Σ_{j∉M} e^{−τd_j})``.
+  ``t̂ − t = Σ_{j∉M} d_j e^{−τd_j} / (|M| + Σ_{j∉M} e^{−τd_j})``;
+* sharper arguments (docs/math.md §5): ``C − sJ`` and ``C∘C + bC + gJ`` as products of
+  ``ρ + 1`` and ``C(ρ+2, 2)`` features, the vertex value of a quadratic, the uniform shift.
 
 >>> [r.holds for r in weight_domination()]
 [True, True, True, True]
@@ -45,6 +47,7 @@ __all__ = [
     "finite_differences",
     "multihead_numerator",
     "softmax_error",
+    "sharper_arguments",
     "all_identities",
 ]
 
@@ -240,6 +243,45 @@ def softmax_error(max_length: int = 5) -> Identity:
                      f"for every length n ≤ {max_length} and number of minimizers |M| = 1…n, symbolic τ, t, d_j > 0")
 
 
+def sharper_arguments(max_rank: int = 4) -> list[Identity]:
+    """The rank relations and the quadratic behind the shifted and square arguments (docs/math.md §5).
+
+    With ``C_SU = Σ_i u_i v_i`` for symbolic ``u, v ∈ ℝ^ρ`` (a rank-``ρ`` factorization):
+    ``C_SU − s = ⟨(u, −s), (v, 1)⟩`` (``ρ + 1`` features, so ``rank(C − sJ) ≤ rank C + 1``);
+    ``C_SU² + bC_SU + g = ⟨ψ(u), ψ'(v)⟩`` with the ``C(ρ+2, 2)`` features
+    ``ψ(u) = (u_i u_j [i ≤ j], b·u_i, g)``, ``ψ'(v) = (c_ij v_i v_j, v_i, 1)`` (``c_ii = 1``,
+    ``c_ij = 2``), so ``rank(C∘C + bC + gJ) ≤ C(ρ+2, 2)``, for ``ρ = 1 … max_rank``; the value
+    of ``x² + bx + g`` at the vertex ``x = −b/2`` is ``g − b²/4``; and the uniform shift
+    ``s = 1/(2λ)`` turns the ratio into ``t / (1 + (t−1)/(2λ−1)²)``.
+    """
+    import sympy as sp
+
+    ref, grp = "docs/math.md §5", "sharper arguments"
+    s, b, g, x, t, lam = sp.symbols("s b g x t lambda")
+    shift, square = [], []
+    for rho in range(1, max_rank + 1):
+        u, v = sp.symbols(f"u1:{rho + 1}"), sp.symbols(f"v1:{rho + 1}")
+        c = sum(ui * vi for ui, vi in zip(u, v))
+        shift.append(check("", ref, grp, c - s, sum(ui * vi for ui, vi in zip(u + (-s,), v + (1,)))))
+        pairs = list(combinations_with_replacement(range(rho), 2))
+        psi = [u[i] * u[j] for i, j in pairs] + [b * ui for ui in u] + [g]
+        psi2 = [(1 if i == j else 2) * v[i] * v[j] for i, j in pairs] + list(v) + [1]
+        assert len(psi) == (rho + 1) * (rho + 2) // 2
+        square.append(check("", ref, grp, c**2 + b * c + g, sum(p * q for p, q in zip(psi, psi2))))
+    scope = f"for ρ = 1…{max_rank}, symbolic u, v"
+    uniform_s = 1 / (2 * lam)
+    ratio = t**2 * (1 - uniform_s) ** 2 / (t * (1 - uniform_s) ** 2 + t * (t - 1) * uniform_s**2)
+    return [
+        _all_hold("C_SU − s = ⟨(u, −s), (v, 1)⟩: rank(C − sJ) ≤ rank C + 1", ref, grp, shift, scope),
+        _all_hold("C_SU² + b·C_SU + g = ⟨ψ(u), ψ′(v)⟩ with C(ρ+2, 2) features: rank(C∘C + bC + gJ) ≤ C(rank C + 2, 2)",
+                  ref, grp, square, scope),
+        check("x² + bx + g at the vertex x = −b/2 equals g − b²/4", ref, grp,
+              (x**2 + b * x + g).subs(x, -b / 2), g - b**2 / 4),
+        check("uniform factor λ, s = 1/(2λ): t²(1−s)² / (t(1−s)² + t(t−1)s²) = t / (1 + (t−1)/(2λ−1)²)", ref, grp,
+              ratio, t / (1 + (t - 1) / (2 * lam - 1) ** 2)),
+    ]
+
+
 def all_identities(progress: Callable[[int, str], None] | None = None) -> list[Identity]:
     """Every identity, in the order ``certify identities`` prints them.
 
@@ -247,7 +289,7 @@ def all_identities(progress: Callable[[int, str], None] | None = None) -> list[I
     """
     steps = [("weight domination", weight_domination), ("unique minimizer", unique_minimizer),
              ("finite differences", finite_differences), ("multihead numerator", multihead_numerator),
-             ("dense softmax", softmax_error)]
+             ("dense softmax", softmax_error), ("sharper arguments", sharper_arguments)]
     out: list[Identity] = []
     for k, (name, step) in enumerate(steps):
         if progress is not None:

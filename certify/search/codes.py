@@ -498,8 +498,12 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
                         len(seed_words - kept), scored, dict(result_moves), time.monotonic() - start)
 
 
-def result_certificate(result: SearchResult, form: str = "auto"):
-    """``(certificate, plan, bound)`` for the code a search found (best chains; explicit or compact form)."""
+def result_certificate(result: SearchResult, form: str = "auto", argument="best"):
+    """``(certificate, plan, bound)`` for the code a search found (best chains; explicit or compact form).
+
+    The search maximizes the trace–Frobenius ratio; ``argument`` (default ``"best"``) is the last
+    step written (docs/math.md §5), chosen for the code found. ``bound`` is trace–Frobenius.
+    """
     from ..certificates.rank_bound import code_bound, make_plan, rank_bound_certificate
 
     pairs = exact_pairs(result.code.words, result.m)
@@ -508,5 +512,6 @@ def result_certificate(result: SearchResult, form: str = "auto"):
     if bound.ratio != result.ratio:
         raise AssertionError(f"search ratio {result.ratio} differs from the plan's {bound.ratio}")
     note = f"certify search --m {result.m}: {result.how()}"
-    cert = rank_bound_certificate(result.code, plan, result.length, result.error, form, note=note, bound=bound)
+    cert = rank_bound_certificate(result.code, plan, result.length, result.error, form, note=note, bound=bound,
+                                  argument=argument)
     return cert, plan, bound

@@ -30,6 +30,7 @@ from certify.certificates.producer import assemble, build_certificate, dumps, ra
 from certify.certificates.rank_bound import make_plan  # noqa: E402
 from certify.certificates.unique_minimizer import unique_minimizer_certificate  # noqa: E402
 from certify.check import content_hash  # noqa: E402
+from certify.lemmas.sharper import Argument  # noqa: E402
 from codes import BinaryCode, ConstantWeightCode, hadamard_code, load_code, rank_nine_code  # noqa: E402
 from witnesses import Input, build_family  # noqa: E402
 from fractions import Fraction  # noqa: E402
@@ -581,6 +582,107 @@ def unique_minimizer() -> None:
          "a rank certificate relabelled as a unique-minimizer certificate (no claim.inputs, three witnesses)")
 
 
+def sharper(code=None, argument="best") -> dict:
+    """A compact certificate whose last step is a sharper argument (default: hadamard24, shifted s = 1/10, r ≥ 29)."""
+    code = code if code is not None else load_code("hadamard24")
+    return build_compact_certificate(code, make_plan(code, "best"), argument=argument)
+
+
+def sharper_files() -> None:
+    """The optional ``argument`` (issue 15; docs/math.md §5): shifted and square trace–Frobenius."""
+    emit("valid", "shifted_rank_nine_direct.json", rank_nine_certificate("direct", argument="best"), 0, None,
+         "rank-nine code, direct chains, shifted s = 1/10: r ≥ 12 from the family that gives 10 by trace–Frobenius")
+    emit("valid", "compact_shifted_hadamard24.json", sharper(), 0, None,
+         "hadamard24 compact, shifted s = 1/10: r ≥ 29 (trace–Frobenius 17)")
+    emit("valid", "compact_square_golay24.json", sharper(load_code("golay24")), 0, None,
+         "golay24 compact, square b = −29/94, g = 1/84: C(r+2,2) ≥ 1,286, r ≥ 50 (trace–Frobenius 21)")
+    emit("valid", "um_shifted_not_better.json", unique_minimizer_certificate(argument="shifted"), 0, None,
+         "unique minimizer, shifted s = 1/6: ratio 5, ⌈5⌉ − 1 = 4, the same as trace–Frobenius (claim 4)")
+    emit("valid", "small_paper_shifted.json",
+         build_certificate(build_family(small_code(), "paper", 3), argument=Argument("shifted", {"s": Fraction(1, 8)})),
+         0, None, "4 words of length 12, paper chains, shifted s = 1/8 (r ≥ 2: weaker than trace–Frobenius's 3, claim 3)")
+    emit("valid", "small_paper_square.json",
+         build_certificate(build_family(small_code(), "paper", 3),
+                           argument=Argument("square", {"b": Fraction(-1, 4), "g": Fraction(1, 128)})),
+         0, None, "4 words of length 12, paper chains, square b = −1/4, g = 1/128 (weaker than trace–Frobenius: claim 3)")
+    c = small()
+    c["argument"] = {"name": "trace-frobenius"}
+    emit("valid", "trace_frobenius_named.json", rehash(c), 0, None, "argument named explicitly as the default")
+    c = sharper(load_code("hadamard24"), "square")
+    c["claim"]["rank_at_least"] = c["arithmetic"]["rank_at_least"]
+    emit("valid", "square_weaker_than_trace_frobenius.json", rehash(c), 0, None,
+         "a square argument that proves less than trace–Frobenius (9 < 17): the claim 17 stands on trace–Frobenius")
+
+    def attack(name: str, step: str, what: str, f, base=sharper) -> None:
+        c = base()
+        f(c)
+        emit("invalid", name, rehash(c), 1, step, what)
+
+    attack("shifted_claim_raised.json", "claim", "shifted s = 1/10 proves 29; the claim says 30",
+           lambda c: c["claim"].update(rank_at_least=30))
+    attack("shifted_ceiling_without_minus_one.json", "arithmetic",
+           "argument.rank_at_least = ⌈ratio⌉ = 30 (and the claim): forgets that rank(C − sJ) ≤ rank C + 1",
+           lambda c: (c["argument"].update(rank_at_least=30), c["claim"].update(rank_at_least=30)))
+    attack("shifted_ratio_overstated.json", "arithmetic", "argument.ratio overstated",
+           lambda c: c["argument"].update(ratio="31"))
+    attack("shifted_frobenius_understated.json", "arithmetic", "argument.frobenius_squared_at_most understated",
+           lambda c: c["argument"].update(frobenius_squared_at_most="1"))
+    attack("shifted_s_changed.json", "arithmetic", "s changed to 1/9, the stated numbers kept (those of 1/10)",
+           lambda c: c["argument"].update(s="1/9"))
+    attack("shifted_on_direct_chains_claim_13.json", "claim", "rank-nine direct chains, shifted: 12 proved, 13 claimed",
+           lambda c: c["claim"].update(rank_at_least=13), base=lambda: rank_nine_certificate("direct", argument="best"))
+    attack("square_claim_raised.json", "claim", "golay24 square proves 50; the claim says 51",
+           lambda c: c["claim"].update(rank_at_least=51), base=lambda: sharper(load_code("golay24")))
+    def vertex_ignored(c: dict) -> None:
+        # b = −1/5, g = 0: on [0, 1/5] the end points give x² + bx = 0, the vertex x = 1/10 gives −1/100.
+        b, g, t = Fraction(-1, 5), Fraction(0), c["arithmetic"]["t"]
+        frob = t * (1 + b + g) ** 2
+        for e in c["plan"]["entries"]:
+            x = 1 / Fraction(e["factor"])
+            frob += e["pairs"] * max(abs(g), abs(x * x + b * x + g)) ** 2  # the bug: no vertex term
+        ratio = t * t * (1 + b + g) ** 2 / frob
+        k = -(-ratio.numerator // ratio.denominator)
+        r = next(r for r in range(10**4) if (r + 1) * (r + 2) // 2 >= k)
+        text = lambda q: str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"  # noqa: E731
+        c["argument"] = {"name": "square", "b": "-1/5", "g": "0", "frobenius_squared_at_most": text(frob),
+                         "ratio": text(ratio), "rank_at_least": r}
+        c["claim"]["rank_at_least"] = max(r, c["arithmetic"]["rank_at_least"])
+
+    attack("square_vertex_ignored.json", "arithmetic",
+           "square b = −1/5, g = 0 with ‖M‖_F² from the end points only, ignoring the vertex −b/2 = 1/10 in [0, 1/5]",
+           vertex_ignored)
+    attack("um_shifted_claim_raised.json", "claim", "unique minimizer, shifted s = 1/6 proves 4; the claim says 5",
+           lambda c: c["claim"].update(rank_at_least=5), base=lambda: unique_minimizer_certificate(argument="shifted"))
+
+    def edit(name: str, what: str, f) -> None:
+        c = sharper()
+        f(c)
+        emit("malformed", name, rehash(c), 2, "format", what)
+
+    edit("argument_s_one.json", "s = 1: the diagonal 1 − s of C − sJ vanishes", lambda c: c["argument"].update(s="1"))
+    edit("argument_s_above_one.json", "s = 3/2, outside [0, 1)", lambda c: c["argument"].update(s="3/2"))
+    edit("argument_s_negative.json", "s = −1/10, outside [0, 1)", lambda c: c["argument"].update(s="-1/10"))
+    edit("argument_s_not_lowest_terms.json", "s = \"2/20\": a second spelling of 1/10", lambda c: c["argument"].update(s="2/20"))
+    edit("argument_s_as_integer.json", "s as a JSON integer 0, not a rational string", lambda c: c["argument"].update(s=0))
+    edit("argument_unknown_name.json", "argument.name 'cubic'", lambda c: c["argument"].update(name="cubic"))
+    edit("argument_missing_ratio.json", "shifted without its stated ratio", lambda c: c["argument"].pop("ratio"))
+    edit("argument_extra_key.json", "shifted with a square parameter b", lambda c: c["argument"].update(b="0"))
+    edit("argument_trace_frobenius_with_s.json", "trace-frobenius with a parameter",
+         lambda c: c.update(argument={"name": "trace-frobenius", "s": "1/10"}))
+    edit("argument_not_an_object.json", "argument is a string", lambda c: c.update(argument="shifted"))
+    edit("argument_without_name.json", "argument without a name", lambda c: c["argument"].pop("name"))
+    edit("argument_square_missing_g.json", "square without g",
+         lambda c: c.update(argument={"name": "square", "b": "-1/5", "frobenius_squared_at_most": "1", "ratio": "1",
+                                      "rank_at_least": 1}))
+    edit("argument_square_zero_diagonal.json", "square with 1 + b + g = 0 (b = −1, g = 0): the trace vanishes",
+         lambda c: c.update(argument={"name": "square", "b": "-1", "g": "0", "frobenius_squared_at_most": "1",
+                                      "ratio": "1", "rank_at_least": 1}))
+    edit("argument_rational_too_long.json", "s with 201 characters",
+         lambda c: c["argument"].update(s="1/" + "9" * 199))
+    text = dumps(sharper()).replace('"s": "1/10"', '"s": 0.1')
+    emit("malformed", "argument_s_float.json", text + "\n", 2, "format", "s written as the JSON float 0.1")
+
+
 def main() -> None:
     for folder in ("valid", "invalid", "malformed"):
         d = HERE / folder
@@ -593,6 +695,7 @@ def main() -> None:
     hostile()
     compact_files()
     unique_minimizer()
+    sharper_files()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {len(MANIFEST)} files under {os.path.relpath(HERE)}")
 

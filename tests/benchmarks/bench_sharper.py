@@ -1,0 +1,66 @@
+"""Cost of the sharper last steps (issue 15; docs/math.md §5): checker, producers, ``certify bounds``.
+
+    python tests/benchmarks/bench_sharper.py
+
+Times (best of three, seconds) on the machine that runs it:
+
+* the checker's argument step (``certify.check._argument_bound``) on each family's factors —
+  arithmetic on the distinct chain factors only, independent of the family's size;
+* the producer's choice of parameters (``best_shift``: exact piecewise optimum;
+  ``best_square``: float Nelder–Mead, then exact roundings);
+* Theorem 1 of ``certify bounds --m M`` in a fresh process, and the second exact optimization
+  over Δ (the shifted value) alone, once the code sizes are known.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from certify import check as C  # noqa: E402
+from certify.bounds import values as V  # noqa: E402
+from certify.certificates.code_bound import code_bound, make_plan  # noqa: E402
+from certify.lemmas import sharper as S  # noqa: E402
+from codes import load_code  # noqa: E402
+
+
+def best_of(f, n=3):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def main() -> None:
+    print("family               t  factors  checker step  best_shift  best_square  bounds (TF / shifted / square)")
+    for name, plan in (("rank-nine", "paper"), ("rank-nine", "direct"), ("hadamard24", "best"), ("golay24", "best")):
+        code = load_code(name)
+        b = code_bound(code, make_plan(code, plan))
+        fs = b.by_factor
+        ts, sh = best_of(lambda: S.best_shift(b.t, fs))
+        tq, sq = best_of(lambda: S.best_square(b.t, fs))
+        best = max((sh, sq), key=lambda a: a.rank_at_least)
+        arg = dict({"name": best.name}, **best.params)
+        tc, _ = best_of(lambda: [C._argument_bound(b.t, fs, arg) for _ in range(100)])
+        print(f"{name + ' ' + plan:<18} {b.t:>5} {len(fs):>8} {tc / 100 * 1e6:>10.0f} µs {ts:>10.4f} {tq:>12.4f}"
+              f"   {b.rank_at_least} / {sh.rank_at_least} / {sq.rank_at_least}")
+    print()
+    print("certify bounds, Theorem 1 (exact mode): all of theorem1, and the shifted optimization alone (layers warm)")
+    for m in (168, 1000, 5000, 20000):
+        t_all, sec = best_of(lambda: V.theorem1(m), 1)
+        M = V._even(m)
+        layer, chains = V._layer(M), V._chain_table(1)
+        t_shift, _ = best_of(lambda: V._optimize_exact(
+            layer, range(2, layer.h + 1), chains.squared, value=V.shifted_tf_bound,
+            balance=lambda d: V._log2_T_float(M, d) - V._pattern_log2_squared(d, 1) - 2))
+        print(f"  m = {m:>6}: exact 2^{sec.values['exact'].log2[0]:.2f}, shifted 2^{sec.values['shifted'].log2[0]:.2f}"
+              f"   theorem1 {t_all:7.2f} s, of which the shifted value ≤ {t_shift:6.3f} s")
+
+
+if __name__ == "__main__":
+    main()

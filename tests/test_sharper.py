@@ -1,0 +1,255 @@
+"""The sharper arguments (docs/math.md §5): shifted and square trace–Frobenius, producers and checker.
+
+Laws: neither argument ever bounds the rank of a nonnegative matrix with unit diagonal
+above its exact rank; the checker's recomputation (certify/check.py) and the library's
+(certify/lemmas/sharper.py), written separately, agree; the chosen shift is optimal on
+a grid; the issue's bounds are certified and an over-claim by one is refused, naming
+the argument.
+"""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from certify import check as C
+from certify.certificates.compact import build_compact_certificate
+from certify.certificates.producer import CertificateBuildError, rank_nine_certificate
+from certify.certificates.rank_bound import expand_certificate, make_plan
+from certify.lemmas import sharper as S
+from codes import load_code
+
+from conftest import ROOT, run_cli
+
+factor = st.fractions(min_value=1, max_value=40, max_denominator=12)
+
+
+@st.composite
+def families(draw, max_t: int = 12):
+    """``(t, {F: count})`` with counts summing to ``t(t−1)``, as a chain plan gives them."""
+    t = draw(st.integers(2, max_t))
+    pairs = t * (t - 1)
+    fs = draw(st.lists(factor, min_size=1, max_size=4, unique=True))
+    cuts = sorted(draw(st.lists(st.integers(0, pairs), min_size=len(fs) - 1, max_size=len(fs) - 1)))
+    counts = [b - a for a, b in zip([0] + cuts, cuts + [pairs])]
+    return t, {f: c for f, c in zip(fs, counts) if c}
+
+
+def _checker_arg(a: S.Argument) -> dict:
+    return dict({"name": a.name}, **a.params)
+
+
+@settings(max_examples=150, deadline=None)
+@given(families(), st.fractions(min_value=0, max_value=Fraction(49, 50), max_denominator=50))
+def test_checker_and_library_agree_on_the_shift(fam, s):
+    t, fs = fam
+    a = S.shifted(t, fs, s)
+    assert C._argument_bound(t, fs, _checker_arg(a)) == (a.frobenius_squared, a.ratio, a.rank_at_least)
+
+
+@settings(max_examples=150, deadline=None)
+@given(families(), st.fractions(-2, 2, max_denominator=60), st.fractions(-1, 1, max_denominator=60))
+def test_checker_and_library_agree_on_the_square(fam, b, g):
+    assume(1 + b + g != 0)
+    t, fs = fam
+    a = S.square(t, fs, b, g)
+    assert C._argument_bound(t, fs, _checker_arg(a)) == (a.frobenius_squared, a.ratio, a.rank_at_least)
+
+
+@settings(max_examples=40, deadline=None)
+@given(families())
+def test_the_chosen_shift_is_best_on_a_grid_and_the_best_argument_never_below_trace_frobenius(fam):
+    t, fs = fam
+    best = S.best_shift(t, fs)
+    for k in range(0, 100):
+        assert S.shifted(t, fs, Fraction(k, 100)).rank_at_least <= best.rank_at_least
+    assert S.best_argument(t, fs).rank_at_least >= S.trace_frobenius(t, fs).rank_at_least
+
+
+def test_quadratic_maximum_is_at_an_end_point_or_the_vertex():
+    # x² − x/2 on [0, 1/2]: 0 at both ends, −1/16 at the vertex 1/4.
+    assert S.quadratic_max_abs(Fraction(-1, 2), 0, Fraction(1, 2)) == Fraction(1, 16)
+    # the vertex outside the interval does not count: x² + x on [0, 1] peaks at x = 1.
+    assert S.quadratic_max_abs(1, 0, 1) == 2
+    grid = [Fraction(k, 64) for k in range(0, 33)]
+    for b in (Fraction(-1, 3), Fraction(-3, 4), Fraction(1, 5)):
+        for g in (Fraction(0), Fraction(1, 50), Fraction(-1, 20)):
+            exact = S.quadratic_max_abs(b, g, Fraction(1, 2))
+            assert all(abs(x * x + b * x + g) <= exact for x in grid)
+
+
+def test_least_square_rank_is_the_least_r_with_binomial_at_least_k():
+    for k in range(0, 3000):
+        r = S.least_square_rank(k)
+        assert (r + 1) * (r + 2) // 2 >= k and (r == 0 or r * (r + 1) // 2 < k)
+
+
+# --------------------------------------------------------------------------- never above the exact rank
+
+
+@st.composite
+def low_rank_nonnegative(draw):
+    """``C = B/w`` for the Gram matrix ``B_SU = |S ∩ U|`` of ``t`` distinct ``w``-subsets of ``[ρ]``.
+
+    ``B`` is nonnegative of rank ``≤ ρ`` (a product of ``t × ρ`` indicator matrices), with unit
+    diagonal after dividing by ``w`` and off-diagonal entries ``|S ∩ U|/w < 1`` (distinct sets
+    of one size) — the situation of a certified family. Chain factors ``F_SU < 1/C_SU`` with
+    a drawn slack, as a family would certify them.
+    """
+    from itertools import combinations
+
+    rho = draw(st.integers(2, 7))
+    w = draw(st.integers(1, rho - 1))
+    sets = list(combinations(range(rho), w))
+    chosen = draw(st.lists(st.sampled_from(sets), min_size=2, max_size=min(len(sets), 12), unique=True))
+    t = len(chosen)
+    Cm = [[Fraction(len(set(a) & set(b)), w) for b in chosen] for a in chosen]
+    slack = draw(st.sampled_from([Fraction(99, 100), Fraction(1, 2), Fraction(9999, 10000)]))
+    fs: dict[Fraction, int] = {}
+    for i in range(t):
+        for j in range(t):
+            if i != j:
+                c = Cm[i][j]
+                f = max(Fraction(1), slack / c) if c else Fraction(10**4)
+                fs[f] = fs.get(f, 0) + 1
+    return t, Cm, fs
+
+
+@settings(max_examples=60, deadline=None)
+@given(low_rank_nonnegative())
+def test_no_argument_ever_exceeds_the_exact_rank(case):
+    from flint import fmpq, fmpq_mat
+
+    t, Cm, fs = case
+    rank = fmpq_mat(t, t, [fmpq(x.numerator, x.denominator) for row in Cm for x in row]).rank()
+    for a in (S.trace_frobenius(t, fs), S.best_shift(t, fs), S.best_square(t, fs)):
+        assert a.rank_at_least <= rank, (a.label(), a.rank_at_least, rank)
+
+
+# --------------------------------------------------------------------------- the issue's bounds, end to end
+
+
+def test_issue_bounds_are_certified_and_over_claims_rejected():
+    """Paper family r ≥ 11, direct r ≥ 12 (shifted); hadamard24 r ≥ 29 (shifted), through check.py."""
+    h24 = load_code("hadamard24")
+    cases = [
+        (rank_nine_certificate("paper", argument="best"), 9, 11, "shifted (s = 1/8)"),
+        (rank_nine_certificate("direct", argument="best"), 10, 12, "shifted (s = 1/10)"),
+        (build_compact_certificate(h24, make_plan(h24, "best"), argument="best"), 17, 29, "shifted (s = 1/10)"),
+    ]
+    for cert, tf, sharp, label in cases:
+        v = C.check(cert)
+        assert (v.trace_frobenius, v.proved, v.rank_at_least) == (tf, sharp, sharp)
+        assert label in v.summary()
+        over = json.loads(json.dumps(cert))
+        over["claim"]["rank_at_least"] = sharp + 1
+        over["sha256"] = C.content_hash(over)
+        with pytest.raises(C.CertificateRejected) as info:
+            C.check(over)
+        assert info.value.step == "claim" and f"the {label} argument gives r ≥ {sharp}" in str(info.value)
+
+
+def test_golay24_square_certificate_in_the_corpus_proves_fifty_and_not_fifty_one():
+    v = C.check_file(str(ROOT / "tests/certificates/valid/compact_square_golay24.json"))
+    assert v.proved == 50 and v.trace_frobenius == 21 and v.argument["name"] == "square"
+    with pytest.raises(C.CertificateRejected, match=r"the square \(b = -29/94, g = 1/84\) argument gives r ≥ 50"):
+        C.check_file(str(ROOT / "tests/certificates/invalid/square_claim_raised.json"))
+
+
+def test_producers_refuse_a_claim_above_both_bounds():
+    with pytest.raises(CertificateBuildError, match="proves r ≥ 11 .trace–Frobenius 9, shifted .s = 1/8. 11., not r ≥ 12"):
+        rank_nine_certificate("paper", rank_at_least=12, argument="best")
+
+
+def test_expanding_a_compact_sharper_certificate_keeps_its_argument():
+    code = load_code("rank-nine")
+    cert = build_compact_certificate(code, make_plan(code, "paper"), argument="best")
+    explicit = expand_certificate(cert)
+    assert explicit["argument"] == cert["argument"] and C.check(explicit).proved == 11
+
+
+def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(tmp_path):
+    out = tmp_path / "r9.cert.json"
+    proc = run_cli("rank-nine", "--out", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["claim"]["rank_at_least"] == 9 and "argument" not in json.loads(out.read_text())
+    sharp = tmp_path / "r9.sharper.cert.json"
+    assert doc["sharper"]["out"] == str(sharp) and doc["sharper"]["claim"]["rank_at_least"] == 11
+    assert C.check_file(str(sharp)).proved == 11
+    proc = run_cli("rank-nine", "--out", str(tmp_path / "only.cert.json"), "--no-sharper")
+    assert proc.returncode == 0 and "sharper" not in proc.stdout
+    assert not (tmp_path / "only.sharper.cert.json").exists()
+
+
+def test_rank_bound_prints_both_bounds_and_obeys_the_argument_option(tmp_path):
+    proc = run_cli("rank-bound", "--code", "hadamard24", "--out", str(tmp_path / "h.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert "bounds      trace–Frobenius: r ≥ 17; shifted (s = 1/10): r ≥ 29" in proc.stdout
+    proc = run_cli("rank-bound", "--code", "hadamard24", "--argument", "trace-frobenius", "--out", str(tmp_path / "t.json"))
+    assert proc.returncode == 0 and "argument" not in json.loads((tmp_path / "t.json").read_text())
+    assert C.check_file(str(tmp_path / "t.json")).proved == 17
+
+
+def test_unique_minimizer_gets_the_sharper_argument(tmp_path):
+    out = tmp_path / "um.json"
+    proc = run_cli("unique-minimizer", "--code", "hadamard:32:31", "--out", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["claim"]["rank_at_least"] == 16 and doc["arithmetic"]["rank_at_least"] == 9
+    assert doc["argument"]["name"] == "shifted" and C.check_file(str(out)).proved == 16
+
+
+def test_certify_bounds_shift_is_the_lemma_on_uniform_factors_and_at_most_a_factor_four_on_lambda_squared():
+    from certify.bounds.values import shifted_tf_bound, tf_bound
+
+    for T in range(2, 40):
+        for lam in range(1, 9):
+            uniform = S.shifted(T, {Fraction(lam): T * (T - 1)}, Fraction(1, 2 * lam)).rank_at_least
+            assert shifted_tf_bound(T, lam * lam) == max(1, uniform)
+            assert shifted_tf_bound(T, lam * lam) <= tf_bound(T, 4 * lam * lam)
+
+
+def test_standalone_checker_json_reports_the_argument():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(ROOT / "certify" / "check.py"), "--json",
+                           str(ROOT / "tests/certificates/valid/shifted_rank_nine_direct.json")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["proved_rank_at_least"] == 12 and doc["argument"] == {
+        "name": "shifted", "s": "1/10", "frobenius_squared_at_most": "57/4", "ratio": "243/19", "rank_at_least": 12}
+
+
+@pytest.mark.parametrize("name,schema", [
+    ("shifted_rank_nine_direct.json", "certificate.schema.json"),
+    ("trace_frobenius_named.json", "certificate.schema.json"),
+    ("compact_square_golay24.json", "compact-certificate.schema.json"),
+    ("um_shifted_not_better.json", "unique-minimizer-certificate.schema.json"),
+])
+def test_certificates_with_an_argument_match_their_schema(name, schema):
+    import jsonschema
+
+    jsonschema.validate(json.loads((ROOT / "tests/certificates/valid" / name).read_text()),
+                        json.loads((ROOT / "docs" / schema).read_text()))
+
+
+@pytest.mark.parametrize("name", ["argument_not_an_object.json", "argument_unknown_name.json", "argument_extra_key.json",
+                                  "argument_square_missing_g.json", "argument_trace_frobenius_with_s.json"])
+def test_the_schema_refuses_argument_shapes_the_checker_refuses(name):
+    import jsonschema
+
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(json.loads((ROOT / "tests/certificates/malformed" / name).read_text()),
+                            json.loads((ROOT / "docs" / "compact-certificate.schema.json").read_text()))
+
+
+def test_an_argument_over_too_many_distinct_factors_is_refused_before_its_sums():
+    fs = {Fraction(k + 1): 1 for k in range(C.MAX_ARGUMENT_FACTORS + 1)}
+    with pytest.raises(C.CertificateLimitError, match="distinct chain factors"):
+        C._argument_bound(3, fs, {"name": "shifted", "s": Fraction(1, 8)})
