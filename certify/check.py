@@ -872,9 +872,9 @@ def _argument_bound(t: int, factors: dict[Fraction, int], arg: dict[str, Any]) -
     nonnegative), and ``C_SS = 1``. ``shifted``: ``M = C − sJ`` has rank ``≤ rank C + 1``,
     ``M_SS = 1 − s`` and ``|M_SU| ≤ max(s, 1/F − s)``, so ``rank C ≥ ⌈ratio⌉ − 1`` with
     ``ratio = t²(1−s)² / (t(1−s)² + Σ max(s, 1/F − s)²)``. ``square``: ``M = C∘C + bC + gJ`` has
-    rank ``≤ C(r+2, 2)`` when ``rank C = r``, ``M_SS = 1 + b + g`` and ``|M_SU| ≤ max |x² + bx + g|``
+    rank ``≤ binom(r+2, 2)`` when ``rank C = r``, ``M_SS = 1 + b + g`` and ``|M_SU| ≤ max |x² + bx + g|``
     over ``x ∈ [0, 1/F]`` (at ``x = 0``, ``x = 1/F``, or the vertex ``x = −b/2`` if it lies
-    between), so ``C(r+2, 2) ≥ ⌈ratio⌉``; the bound is the least such ``r``. Trace–Frobenius
+    between), so ``binom(r+2, 2) ≥ ⌈ratio⌉``; the bound is the least such ``r``. Trace–Frobenius
     on ``M`` (``rank M ≥ (tr M)² / ‖M‖_F²``) gives both.
     """
     if len(factors) > MAX_ARGUMENT_FACTORS:
@@ -902,7 +902,7 @@ def _argument_bound(t: int, factors: dict[Fraction, int], arg: dict[str, Any]) -
     if arg["name"] == "shifted":
         return total, ratio, at_least - 1
     r = max(0, math.isqrt(2 * at_least) - 2)
-    while (r + 1) * (r + 2) // 2 < at_least:  # the least r with C(r+2, 2) ≥ ⌈ratio⌉
+    while (r + 1) * (r + 2) // 2 < at_least:  # the least r with binom(r+2, 2) ≥ ⌈ratio⌉
         r += 1
     return total, ratio, r
 
@@ -929,7 +929,7 @@ def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], clai
         if arg[name] != actual:
             _reject("arithmetic", f"argument {label} states {name} = {show_number(arg[name])}; recomputed {show_number(actual)}")
     if claim["rank_at_least"] > max(bound, arg_bound):
-        rule = "⌈ratio⌉ − 1" if arg["name"] == "shifted" else "the least r with C(r+2, 2) ≥ ⌈ratio⌉"
+        rule = "⌈ratio⌉ − 1" if arg["name"] == "shifted" else "the least r with binom(r+2, 2) ≥ ⌈ratio⌉"
         _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the {label} argument gives "
                 f"r ≥ {arg_bound} (ratio {show_number(arg_ratio)}, {rule}); trace–Frobenius alone r ≥ {bound} ({why})")
     proved = dict(arg, frobenius_squared_at_most=total, ratio=arg_ratio, rank_at_least=arg_bound)
@@ -1355,7 +1355,10 @@ def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None
         return EXIT_INTERNAL
     if as_json:
         out = {"status": "verified", "claim": result.claim, "proved_rank_at_least": result.proved,
-               "ratio": exact_text(result.ratio), "counts": result.counts, "exit": EXIT_VERIFIED}
+               "proved_by": "trace-frobenius" if result.argument is None or result.trace_frobenius >= result.proved
+               else result.argument["name"],
+               "ratio": exact_text(result.ratio), "trace_frobenius_rank_at_least": result.trace_frobenius,
+               "counts": result.counts, "exit": EXIT_VERIFIED}
         if result.argument is not None:
             out["argument"] = result.argument_json()
         print(json.dumps(out))

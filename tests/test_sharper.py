@@ -222,6 +222,7 @@ def test_standalone_checker_json_reports_the_argument():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
+    assert doc["proved_by"] == "shifted" and doc["trace_frobenius_rank_at_least"] == 10 and doc["ratio"] == "125/13"
     assert doc["proved_rank_at_least"] == 12 and doc["argument"] == {
         "name": "shifted", "s": "1/10", "frobenius_squared_at_most": "57/4", "ratio": "243/19", "rank_at_least": 12}
 
@@ -253,3 +254,17 @@ def test_an_argument_over_too_many_distinct_factors_is_refused_before_its_sums()
     fs = {Fraction(k + 1): 1 for k in range(C.MAX_ARGUMENT_FACTORS + 1)}
     with pytest.raises(C.CertificateLimitError, match="distinct chain factors"):
         C._argument_bound(3, fs, {"name": "shifted", "s": Fraction(1, 8)})
+
+
+def test_chosen_parameters_are_always_spellable_in_a_certificate():
+    """Many distinct factors make exact optima long; the producer keeps to what the format can state."""
+    from certify.check import MAX_RATIONAL_CHARS
+
+    t = 300
+    fs = {Fraction(p, 7): 0 for p in (11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89)}
+    keys = list(fs)
+    for i in range(t * (t - 1)):
+        fs[keys[i % len(keys)]] += 1
+    for a in (S.best_shift(t, fs), S.best_square(t, fs), S.best_argument(t, fs)):
+        doc = a.to_json() or {}
+        assert all(len(v) <= MAX_RATIONAL_CHARS for v in doc.values() if isinstance(v, str)), a.label()

@@ -586,7 +586,7 @@ def theorem1(m: int) -> Section:
         values["shifted"] = Quantity.of_int(b2)
         params.update(shifted_distance=delta2)
         notes.append("shifted: the same argument with trace–Frobenius on C − sJ, s = 1/(2Λ) (docs/math.md §5): "
-                     "Λ² becomes (2Λ−1)² < 4Λ², at most a factor 4 on Λ² (2 bits); the exponent in m is unchanged")
+                     "Λ² becomes (2Λ−1)² < 4Λ², at most a factor 4 on Λ² (≤ 2 more bits); the growth rate in m is unchanged")
     else:
         h = M // 2
         cands = list(range(2, h + 1))

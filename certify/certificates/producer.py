@@ -41,6 +41,8 @@ __all__ = [
     "assemble",
     "settle_claim",
     "argument_lines",
+    "certificate_factors",
+    "tried_lines",
     "proved_bound",
     "rank_nine_certificate",
     "dumps",
@@ -281,6 +283,37 @@ def describe(cert: dict[str, Any]) -> list[str]:
     ] + argument_lines(cert)
 
 
+def certificate_factors(cert: dict[str, Any]) -> tuple[int, dict[Fraction, int]]:
+    """``(t, {F: pairs})`` of a certificate of any kind, from its chains (listed) or plan entries (compact)."""
+    if "plan" in cert:
+        out: dict[Fraction, int] = {}
+        for e in cert["plan"]["entries"]:
+            out[Fraction(e["factor"])] = out.get(Fraction(e["factor"]), 0) + e["pairs"]
+        return cert["arithmetic"]["t"], out
+    return cert["arithmetic"]["t"], dict(Counter(Fraction(c["factor"]) for c in cert["chains"]))
+
+
+def tried_lines(cert: dict[str, Any]) -> list[str]:
+    """For a certificate written with ``argument="best"`` that kept trace–Frobenius: what the others gave.
+
+    Nothing if the certificate has an ``argument`` (:func:`argument_lines` shows it).
+    """
+    from ..lemmas.sharper import best_shift, best_square
+
+    if cert.get("argument"):
+        return []
+    t, fs = certificate_factors(cert)
+    tried = []
+    for best in (best_shift, best_square):
+        try:
+            a = best(t, fs)
+        except ValueError:
+            continue
+        tried.append(f"{a.label()}: r ≥ {a.rank_at_least}")
+    return [f"{'bounds':<12}trace–Frobenius: r ≥ {cert['arithmetic']['rank_at_least']}, the most here"
+            + "".join(f"; {x}" for x in tried)]
+
+
 def proved_bound(cert: dict[str, Any]) -> int:
     """What the producer's numbers say ``cert`` proves: the larger of trace–Frobenius and its ``argument``."""
     return max(cert["arithmetic"]["rank_at_least"], (cert.get("argument") or {}).get("rank_at_least", 0))
@@ -310,10 +343,10 @@ def argument_lines(cert: dict[str, Any], title: str = "argument") -> list[str]:
                  f"  ⇒  r ≥ {a['rank_at_least']}"]
     else:
         b, g = Fraction(a["b"]), Fraction(a["g"])
-        lines = [f"{title:<12}square, b = {a['b']}, g = {a['g']}: M = C∘C + bC + gJ has rank M ≤ C(rank C + 2, 2),",
+        lines = [f"{title:<12}square, b = {a['b']}, g = {a['g']}: M = C∘C + bC + gJ has rank M ≤ binom(rank C + 2, 2),",
                  f"{pad}M_SS = 1 + b + g = {show_number(1 + b + g)}, |M_SU| ≤ max |x² + bx + g| over x ∈ [0, 1/F]",
-                 f"{pad}‖M‖_F² ≤ {show_number(Fraction(a['frobenius_squared_at_most']))}",
-                 f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  C(r+2, 2) ≥ {k:,}  ⇒  r ≥ {a['rank_at_least']}"]
+                 f"{pad}‖M‖_F² ≤ {t}·(1 + b + g)² + Σ max |x² + bx + g|² = {show_number(Fraction(a['frobenius_squared_at_most']))}",
+                 f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  binom(r+2, 2) ≥ {k:,}  ⇒  r ≥ {a['rank_at_least']}"]
     label = f"{a['name']} ({', '.join(f'{p} = {a[p]}' for p in ('s', 'b', 'g') if p in a)})"
     lines.append(f"{'bounds':<12}trace–Frobenius: r ≥ {cert['arithmetic']['rank_at_least']}; {label}: r ≥ {a['rank_at_least']}")
     return lines

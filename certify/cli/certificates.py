@@ -28,7 +28,7 @@ def _sharper_path(out: str) -> str:
               help="Where to write the certificate (the paper's argument: trace–Frobenius).")
 @click.option("--sharper-out", "sharper_out", type=click.Path(dir_okay=False),
               help="Where to write the certificate of the sharpest argument on the same family "
-                   "(default: OUT with .sharper before .cert.json).")
+                   "(default: X.sharper.cert.json for --out X.cert.json, else OUT.sharper.json).")
 @click.option("--no-sharper", "no_sharper", is_flag=True, help="Write only the paper's certificate.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
 def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as_json: bool) -> int:
@@ -208,7 +208,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
     from witnesses import WitnessError, unique_minimizer_family
 
     from ..certificates.families import chain_plan
-    from ..certificates.producer import CertificateBuildError, proved_bound
+    from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
     from ..certificates.unique_minimizer import build_unique_minimizer_certificate
 
     try:
@@ -222,7 +222,8 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
                                "sha256": cert["sha256"], "counts": verified.counts, "arithmetic": cert["arithmetic"],
                                "argument": cert.get("argument"), "verified": True}))
     else:
-        _echo_written(f"certify unique-minimizer (code: {code}, chains: {chains})", cert, out, verified)
+        _echo_written(f"certify unique-minimizer (code: {code}, chains: {chains})", cert, out, verified,
+                      tried_lines(cert) if argument == "best" else [])
     return EXIT_VERIFIED
 
 
@@ -231,7 +232,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
 
 @cli.command("rank-bound")
 @click.option("--code", "code_spec", required=True, metavar="NAME|PATH",
-              help="rank-nine, hadamard24, golay24, lexicode:M:W:D, or a file of 0/1 words (one per line).")
+              help="rank-nine, hadamard24, golay24, hadamard:ORDER[:T], greedy:M:Δ[:T], lexicode:M:W:D, or a file of 0/1 words (one per line).")
 @click.option("--chains", "plan_name", type=click.Choice(["best", "paper", "direct"]), default="best", show_default=True,
               help="best: the largest chain factor per directed distance; paper: gaps of 3 (§6.1); direct: one jump.")
 @click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True,
@@ -248,13 +249,15 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     """Certify a rank lower bound from any code: build, write, re-verify (docs/math.md §3–§5).
 
     Every ordered pair of codewords gets a chain of jumps chosen by the plan; the
-    trace–Frobenius bound of the chain factors is written as a certificate (explicit
-    for small families, compact for large ones) and re-checked by the independent checker.
+    last step that proves most from the chain factors (--argument best: trace–Frobenius,
+    shifted or square, docs/math.md §5) is written as a certificate (explicit for small
+    families, compact for large ones) and re-checked by the independent checker; both
+    the trace–Frobenius bound and the sharper one are printed.
     """
     from codes import CodeError, code_name, load_code
 
     from ..certificates.producer import CertificateBuildError
-    from ..certificates.producer import proved_bound
+    from ..certificates.producer import proved_bound, tried_lines
     from ..certificates.rank_bound import code_bound, describe, make_plan, parse_error, rank_bound_certificate
 
     from ..certificates.compact import check_compact_limits
@@ -279,7 +282,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
         }))
         return EXIT_VERIFIED
     click.echo(f"certify rank-bound (code: {code_spec}, chains: {plan_name})")
-    for line in describe(cert, code, plan, bound):
+    for line in describe(cert, code, plan, bound) + (tried_lines(cert) if argument == "best" else []):
         click.echo("  " + line)
     click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
     click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
@@ -307,7 +310,7 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     maximum cliques, padded shorter codes) are evaluated exactly, then a local search
     over words adds, removes and swaps words while the exact bound rises (docs/results.md).
     """
-    from ..certificates.producer import CertificateBuildError, proved_bound
+    from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
     from ..certificates.rank_bound import describe, parse_error
     from ..check import Progress
     from ..search.codes import SearchError, result_certificate, search
@@ -339,7 +342,7 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
         click.echo(f"  seeds       {len(result.seeds)} codes evaluated; best: {best_seed[0]} ({best_seed[1]:,} words, "
                    f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1})")
     click.echo(f"  how         {result.how()}")
-    for line in describe(cert, result.code, plan, bound):
+    for line in describe(cert, result.code, plan, bound) + (tried_lines(cert) if argument == "best" else []):
         click.echo("  " + line)
     click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
     click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")

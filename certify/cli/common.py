@@ -64,12 +64,12 @@ def _write_and_reverify(cert: dict, out: str, proved: int):
     return verified, os.path.getsize(out)
 
 
-def _echo_written(title: str, cert: dict, out: str, verified) -> None:
+def _echo_written(title: str, cert: dict, out: str, verified, extra: list[str] = ()) -> None:
     """The text summary of a produced certificate: what it claims, how it was made, where it went."""
     from ..certificates.producer import describe
 
     click.echo(title)
-    for line in describe(cert):
+    for line in describe(cert) + list(extra):
         click.echo("  " + line)
     click.echo(f"  wrote       {out}  (sha256 {cert['sha256'][:16]}…)")
     click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")

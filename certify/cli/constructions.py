@@ -112,7 +112,8 @@ def identities_cmd(as_json: bool) -> int:
     """Check the identities behind the lower bounds symbolically with sympy.
 
     Weight domination at general n (A.2), the four-input unique-minimizer identity
-    (A.4), finite differences (B.1, B.4) and the dense-softmax error formula (A.1).
+    (A.4), finite differences (B.1, B.4), the dense-softmax error formula (A.1) and the
+    rank relations of the sharper arguments (docs/math.md §5).
     Exit 0 if every one holds, 1 otherwise.
     """
     import sympy

@@ -20,7 +20,7 @@ feed them a wrong right-hand side to see the check fail.
 * dense softmax (A.1; docs/math.md §8): the error formula
   ``t̂ − t = Σ_{j∉M} d_j e^{−τd_j} / (|M| + Σ_{j∉M} e^{−τd_j})``;
 * sharper arguments (docs/math.md §5): ``C − sJ`` and ``C∘C + bC + gJ`` as products of
-  ``ρ + 1`` and ``C(ρ+2, 2)`` features, the vertex value of a quadratic, the uniform shift.
+  ``ρ + 1`` and ``binom(ρ+2, 2)`` features, the vertex value of a quadratic, the uniform shift.
 
 >>> [r.holds for r in weight_domination()]
 [True, True, True, True]
@@ -248,9 +248,9 @@ def sharper_arguments(max_rank: int = 4) -> list[Identity]:
 
     With ``C_SU = Σ_i u_i v_i`` for symbolic ``u, v ∈ ℝ^ρ`` (a rank-``ρ`` factorization):
     ``C_SU − s = ⟨(u, −s), (v, 1)⟩`` (``ρ + 1`` features, so ``rank(C − sJ) ≤ rank C + 1``);
-    ``C_SU² + bC_SU + g = ⟨ψ(u), ψ'(v)⟩`` with the ``C(ρ+2, 2)`` features
+    ``C_SU² + bC_SU + g = ⟨ψ(u), ψ'(v)⟩`` with the ``binom(ρ+2, 2)`` features
     ``ψ(u) = (u_i u_j [i ≤ j], b·u_i, g)``, ``ψ'(v) = (c_ij v_i v_j, v_i, 1)`` (``c_ii = 1``,
-    ``c_ij = 2``), so ``rank(C∘C + bC + gJ) ≤ C(ρ+2, 2)``, for ``ρ = 1 … max_rank``; the value
+    ``c_ij = 2``), so ``rank(C∘C + bC + gJ) ≤ binom(ρ+2, 2)``, for ``ρ = 1 … max_rank``; the value
     of ``x² + bx + g`` at the vertex ``x = −b/2`` is ``g − b²/4``; and the uniform shift
     ``s = 1/(2λ)`` turns the ratio into ``t / (1 + (t−1)/(2λ−1)²)``.
     """
@@ -273,7 +273,7 @@ def sharper_arguments(max_rank: int = 4) -> list[Identity]:
     ratio = t**2 * (1 - uniform_s) ** 2 / (t * (1 - uniform_s) ** 2 + t * (t - 1) * uniform_s**2)
     return [
         _all_hold("C_SU − s = ⟨(u, −s), (v, 1)⟩: rank(C − sJ) ≤ rank C + 1", ref, grp, shift, scope),
-        _all_hold("C_SU² + b·C_SU + g = ⟨ψ(u), ψ′(v)⟩ with C(ρ+2, 2) features: rank(C∘C + bC + gJ) ≤ C(rank C + 2, 2)",
+        _all_hold("C_SU² + b·C_SU + g = ⟨ψ(u), ψ′(v)⟩ with binom(ρ+2, 2) features: rank(C∘C + bC + gJ) ≤ binom(rank C + 2, 2)",
                   ref, grp, square, scope),
         check("x² + bx + g at the vertex x = −b/2 equals g − b²/4", ref, grp,
               (x**2 + b * x + g).subs(x, -b / 2), g - b**2 / 4),

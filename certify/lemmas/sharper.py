@@ -11,9 +11,9 @@ built from ``C`` whose entries are more nearly centred proves more:
     ``M = C − sJ``: ``rank M ≤ rank C + 1``, ``M_SS = 1 − s``, ``|M_SU| ≤ max(s, 1/F − s)``;
     ``rank C ≥ ⌈R⌉ − 1`` with ``R = t²(1−s)² / (t(1−s)² + Σ max(s, 1/F − s)²)``.
 ``square`` (parameters ``b, g`` with ``1 + b + g ≠ 0``)
-    ``M = C∘C + bC + gJ``: ``rank M ≤ C(r+2, 2)`` when ``rank C = r``, ``M_SS = 1 + b + g``,
+    ``M = C∘C + bC + gJ``: ``rank M ≤ binom(r+2, 2)`` when ``rank C = r``, ``M_SS = 1 + b + g``,
     ``|M_SU| ≤ max_{x∈[0,1/F]} |x² + bx + g|``; the bound is the least ``r`` with
-    ``C(r+2, 2) ≥ ⌈R⌉``, ``R = t²(1+b+g)² / (t(1+b+g)² + Σ (that max)²)``.
+    ``binom(r+2, 2) ≥ ⌈R⌉``, ``R = t²(1+b+g)² / (t(1+b+g)² + Σ (that max)²)``.
 
 Everything a certificate states is computed here in exact rationals. The *choice* of
 parameters may use floating point (a Nelder–Mead search for ``(b, g)``); every candidate
@@ -175,7 +175,7 @@ def quadratic_max_abs(b, g, hi) -> Fraction:
 
 
 def least_square_rank(k: int) -> int:
-    """The least ``r ≥ 0`` with ``C(r+2, 2) = (r+1)(r+2)/2 ≥ k``.
+    """The least ``r ≥ 0`` with ``binom(r+2, 2) = (r+1)(r+2)/2 ≥ k``.
 
     >>> least_square_rank(1287), least_square_rank(1326), least_square_rank(1327)
     (50, 50, 51)
@@ -187,7 +187,7 @@ def least_square_rank(k: int) -> int:
 
 
 def square(t: int, factors: Mapping, b, g) -> Argument:
-    """Trace–Frobenius on ``C∘C + bC + gJ`` (docs/math.md §5): the least ``r`` with ``C(r+2,2) ≥ ⌈R⌉``.
+    """Trace–Frobenius on ``C∘C + bC + gJ`` (docs/math.md §5): the least ``r`` with ``binom(r+2, 2) ≥ ⌈R⌉``.
 
     Raises
     ------
@@ -205,13 +205,23 @@ def square(t: int, factors: Mapping, b, g) -> Argument:
     return Argument("square", {"b": b, "g": g}, frob, ratio, least_square_rank(_ceil(ratio)))
 
 
+def _spellable(a: Argument) -> bool:
+    """Whether a certificate can state ``a``'s numbers (rationals of at most ``MAX_RATIONAL_CHARS`` characters)."""
+    from ..check import MAX_RATIONAL_CHARS
+
+    return all(len(_text(q)) <= MAX_RATIONAL_CHARS for q in (*a.params.values(), a.frobenius_squared, a.ratio))
+
+
 def _simplest(candidates, evaluate) -> Argument:
-    """Of exactly evaluated candidates, the best bound; then the smallest denominators; then the largest ratio."""
+    """Of exactly evaluated candidates a certificate can spell, the best bound; then the smallest
+    denominators; then the largest ratio."""
     best = None
     for params in candidates:
         try:
             a = evaluate(*params)
         except ValueError:
+            continue
+        if not _spellable(a):
             continue
         size = max(p.denominator for p in params) if params else 1
         key = (a.rank_at_least, -size, a.ratio)
@@ -235,8 +245,8 @@ def best_shift(t: int, factors: Mapping) -> Argument:
 
     ``R(s)`` is piecewise a ratio of quadratics, with breakpoints ``s = 1/(2F)`` (where
     ``max(s, 1/F − s)`` switches branch). On each piece, maximizing ``R`` means minimizing
-    ``Q(s)/(1 − s)²`` with ``Q(s) = αs² + βs + γ``, whose only stationary point is the
-    rational ``s* = −(β + 2γ)/(2α + β)``. The candidates are the breakpoints, 0 and each
+    ``Q(s)/(1 − s)²`` with ``Q(s) = q₂s² + q₁s + q₀``, whose only stationary point is the
+    rational ``s* = −(q₁ + 2q₀)/(2q₂ + q₁)``. The candidates are the breakpoints, 0 and each
     piece's ``s*``; all are evaluated exactly. Of those with the best bound, the one
     with the smallest denominator (or a simpler rounding with the same bound) is returned.
     """
@@ -247,16 +257,16 @@ def best_shift(t: int, factors: Mapping) -> Argument:
     edges = breaks + [Fraction(1)]
     for lo, hi in zip(edges, edges[1:]):
         mid = (lo + hi) / 2
-        alpha = beta = gamma = Fraction(0)
+        q2 = q1 = q0 = Fraction(0)
         for f, c in factors.items():
             if 1 / (2 * f) <= mid:  # max(s, 1/F − s) = s on this piece
-                alpha += c
+                q2 += c
             else:  # (1/F − s)²
-                alpha += c
-                beta -= 2 * c / f
-                gamma += c / (f * f)
-        if 2 * alpha + beta != 0:
-            star = -(beta + 2 * gamma) / (2 * alpha + beta)
+                q2 += c
+                q1 -= 2 * c / f
+                q0 += c / (f * f)
+        if 2 * q2 + q1 != 0:
+            star = -(q1 + 2 * q0) / (2 * q2 + q1)
             if lo <= star < hi:
                 cands.add(star)
     first = _simplest([(s,) for s in cands], lambda s: shifted(t, factors, s))
@@ -350,10 +360,13 @@ def best_argument(t: int, factors: Mapping, allowed=ARGUMENTS) -> Argument:
     found = []
     if "trace-frobenius" in allowed:
         found.append(trace_frobenius(t, factors))
-    if "shifted" in allowed:
-        found.append(best_shift(t, factors))
-    if "square" in allowed:
-        found.append(best_square(t, factors))
+    for name, best in (("shifted", best_shift), ("square", best_square)):
+        if name in allowed:
+            try:
+                found.append(best(t, factors))
+            except ValueError:  # no parameter whose numbers a certificate can spell: not a candidate
+                if "trace-frobenius" not in allowed:
+                    raise
     if not found:
         raise ValueError("no argument allowed")
     return max(found, key=lambda a: a.rank_at_least)  # max keeps the first of equal bounds

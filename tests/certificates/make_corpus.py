@@ -595,7 +595,7 @@ def sharper_files() -> None:
     emit("valid", "compact_shifted_hadamard24.json", sharper(), 0, None,
          "hadamard24 compact, shifted s = 1/10: r ≥ 29 (trace–Frobenius 17)")
     emit("valid", "compact_square_golay24.json", sharper(load_code("golay24")), 0, None,
-         "golay24 compact, square b = −29/94, g = 1/84: C(r+2,2) ≥ 1,286, r ≥ 50 (trace–Frobenius 21)")
+         "golay24 compact, square b = −29/94, g = 1/84: binom(r+2, 2) ≥ 1,286, r ≥ 50 (trace–Frobenius 21)")
     emit("valid", "um_shifted_not_better.json", unique_minimizer_certificate(argument="shifted"), 0, None,
          "unique minimizer, shifted s = 1/6: ratio 5, ⌈5⌉ − 1 = 4, the same as trace–Frobenius (claim 4)")
     emit("valid", "small_paper_shifted.json",
