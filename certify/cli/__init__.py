@@ -2,7 +2,8 @@
 
 ``common`` (the group, the error kinds, writing and re-verifying), ``certificates``
 (rank-nine, verify, rank-bound, search, unique-minimizer, family), ``bounds``,
-``kernels`` (check-kernel, train), ``constructions`` (construction, identities).
+``kernels`` (check-kernel, train), ``constructions`` (construction, identities),
+``bracket`` (bracket).
 
 Exit codes (every command): 0 verified/solved, 1 rejected/not solved, 2 bad or
 unreadable input (one line on stderr), 3 internal contradiction.
@@ -16,7 +17,7 @@ import sys
 import click
 
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, safe_output_streams
-from . import bounds, certificates, constructions, kernels  # noqa: F401 - each registers its commands
+from . import bounds, bracket, certificates, constructions, kernels  # noqa: F401 - each registers its commands
 from .common import cli
 
 __all__ = ["cli", "main"]

@@ -39,6 +39,7 @@ __all__ = [
     "KernelContradiction",
     "FamilySpec",
     "load_family",
+    "family_of_certificate",
     "assert_consistent",
     "KernelReport",
     "check_kernel",
@@ -108,6 +109,11 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
     words = tuple(bits(w) for w in doc["code"]["words"])
     return FamilySpec(inputs, m, Fraction(doc["claim"]["error_below"]), jumps, verified.proved, words,
                       f"{source}, r ≥ {verified.proved}")
+
+
+def family_of_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
+    """A certificate document (any kind and version) as a family, verified first (its bound kept)."""
+    return _from_certificate(doc, source)
 
 
 def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2),
