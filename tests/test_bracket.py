@@ -74,6 +74,11 @@ import pytest  # noqa: E402
     ("rank_nine_paper.rank13.table.json", "valid/rank_nine_paper.json", 13, 9),
     ("rank_nine_direct.rank14.table.json", "valid/shifted_rank_nine_direct.json", 14, 12),
     ("hadamard24.rank33.table.json", None, 33, 29),
+    ("m8.rank2.table.json", "../../docs/results/m8.cert.json", 2, 2),
+    ("m10.rank5.table.json", "../../docs/results/m10.cert.json", 5, 3),
+    ("m12.rank9.table.json", "../../docs/results/m12.cert.json", 9, 6),
+    ("m14.rank11.table.json", "../../docs/results/m14.cert.json", 11, 7),
+    ("m16.rank16.table.json", "../../docs/results/m16.cert.json", 16, 13),
 ])
 def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower, tmp_path):
     """docs/results.md, "Upper side": the committed tables solve their families at the stated exact rank."""
