@@ -20,9 +20,10 @@ budget give the same factors with the same numpy build.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
+
+from ..lemmas.domination import domination_factor
 
 __all__ = ["Geometry", "geometry", "factor_search", "truncate"]
 
@@ -62,8 +63,7 @@ def geometry(family) -> Geometry:
     lowest: dict[int, int] = {}
     for x, y, z, n in family.jumps:
         d = (x & z).bit_count() - (x & y).bit_count()
-        eps = Fraction(family.error)
-        mus.append(float(Fraction(n - 2) * (d - 2 * eps) / (2 * eps)))
+        mus.append(float(domination_factor(d, n, family.error)))
         lens.append(n - 1)
         if x not in ki:
             ki[x] = len(keys)

@@ -319,12 +319,13 @@ def proved_bound(cert: dict[str, Any]) -> int:
     return max(cert["arithmetic"]["rank_at_least"], (cert.get("argument") or {}).get("rank_at_least", 0))
 
 
-def argument_lines(cert: dict[str, Any], title: str = "argument") -> list[str]:
+def argument_lines(cert: dict[str, Any]) -> list[str]:
     """The sharper argument of ``cert`` for people (nothing if it has none), and both bounds side by side.
 
     Reads the producer's numbers (the independent checker recomputes them).
     """
     from ..check import show_number
+    from ..lemmas.sharper import Argument
 
     a = cert.get("argument")
     if a is None or a["name"] == "trace-frobenius":
@@ -336,17 +337,17 @@ def argument_lines(cert: dict[str, Any], title: str = "argument") -> list[str]:
     pad = " " * 12
     if a["name"] == "shifted":
         s = Fraction(a["s"])
-        lines = [f"{title:<12}shifted, s = {a['s']}: M = C − sJ has rank M ≤ rank C + 1, M_SS = 1 − s = {1 - s},",
+        lines = [f"{'argument':<12}shifted, s = {a['s']}: M = C − sJ has rank M ≤ rank C + 1, M_SS = 1 − s = {1 - s},",
                  f"{pad}|M_SU| ≤ max(s, 1/F − s)  (0 ≤ C_SU < 1/F: the kernel is nonnegative)",
                  f"{pad}‖M‖_F² ≤ {t}·(1 − s)² + Σ max(s, 1/F − s)² = {show_number(Fraction(a['frobenius_squared_at_most']))}",
                  f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  rank(C) ≥ ⌈{show_number(ratio)}⌉ − 1 = {k - 1}"
                  f"  ⇒  r ≥ {a['rank_at_least']}"]
     else:
         b, g = Fraction(a["b"]), Fraction(a["g"])
-        lines = [f"{title:<12}square, b = {a['b']}, g = {a['g']}: M = C∘C + bC + gJ has rank M ≤ binom(rank C + 2, 2),",
+        lines = [f"{'argument':<12}square, b = {a['b']}, g = {a['g']}: M = C∘C + bC + gJ has rank M ≤ binom(rank C + 2, 2),",
                  f"{pad}M_SS = 1 + b + g = {show_number(1 + b + g)}, |M_SU| ≤ max |x² + bx + g| over x ∈ [0, 1/F]",
                  f"{pad}‖M‖_F² ≤ {t}·(1 + b + g)² + Σ max |x² + bx + g|² = {show_number(Fraction(a['frobenius_squared_at_most']))}",
                  f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  binom(r+2, 2) ≥ {k:,}  ⇒  r ≥ {a['rank_at_least']}"]
-    label = f"{a['name']} ({', '.join(f'{p} = {a[p]}' for p in ('s', 'b', 'g') if p in a)})"
-    lines.append(f"{'bounds':<12}trace–Frobenius: r ≥ {cert['arithmetic']['rank_at_least']}; {label}: r ≥ {a['rank_at_least']}")
+    lines.append(f"{'bounds':<12}trace–Frobenius: r ≥ {cert['arithmetic']['rank_at_least']}; "
+                 f"{Argument.from_json(a).label()}: r ≥ {a['rank_at_least']}")
     return lines

@@ -67,9 +67,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
     try:
         result = upper_side(family, seed=seed, restarts=restarts, iterations=iterations, start=start, lowest=lowest,
                             progress=lambda text: bar.update(0, text))
-    except KernelContradiction as exc:
-        raise Contradiction(str(exc)) from None
-    except LPError as exc:
+    except (KernelContradiction, LPError) as exc:
         raise Contradiction(str(exc)) from None
     finally:
         bar.close()

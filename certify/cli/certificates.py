@@ -39,11 +39,14 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
     trace–Frobenius step. Beside it goes a second certificate of the same family whose
     last step is sharper (docs/math.md §5): r ≥ 11 (paper chains), r ≥ 12 (direct).
     """
-    from ..certificates.producer import argument_lines, proved_bound, rank_nine_certificate
+    from witnesses import rank_nine_family
 
-    cert = rank_nine_certificate(plan)
+    from ..certificates.producer import argument_lines, build_certificate, proved_bound
+
+    family = rank_nine_family(plan)  # one family, two last steps
+    cert = build_certificate(family)
     verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
-    sharp = None if no_sharper else rank_nine_certificate(plan, argument="best")
+    sharp = None if no_sharper else build_certificate(family, argument="best")
     if sharp is not None and "argument" not in sharp:
         sharp = None  # nothing sharper than the paper's step (never for the rank-nine family)
     if sharp is not None:
