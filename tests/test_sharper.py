@@ -180,6 +180,9 @@ def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(t
     sharp = tmp_path / "r9.sharper.cert.json"
     assert doc["sharper"]["out"] == str(sharp) and doc["sharper"]["claim"]["rank_at_least"] == 11
     assert C.check_file(str(sharp)).proved == 11
+    same = tmp_path / "same.cert.json"
+    proc = run_cli("rank-nine", "--out", str(same), "--sharper-out", str(same))
+    assert proc.returncode == 2 and "need two files" in proc.stderr and not same.exists()  # refused before writing
     proc = run_cli("rank-nine", "--out", str(tmp_path / "only.cert.json"), "--no-sharper")
     assert proc.returncode == 0 and "sharper" not in proc.stdout
     assert not (tmp_path / "only.sharper.cert.json").exists()

@@ -43,6 +43,9 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
 
     from ..certificates.producer import argument_lines, build_certificate, proved_bound
 
+    sharper_out = None if no_sharper else (sharper_out or _sharper_path(out))
+    if sharper_out == out:  # refused before anything is written
+        raise InputError(f"--sharper-out {sharper_out} is --out: the two certificates need two files")
     family = rank_nine_family(plan)  # one family, two last steps
     cert = build_certificate(family)
     verified, _ = _write_and_reverify(cert, out, cert["arithmetic"]["rank_at_least"])
@@ -50,9 +53,6 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
     if sharp is not None and "argument" not in sharp:
         sharp = None  # nothing sharper than the paper's step (never for the rank-nine family)
     if sharp is not None:
-        sharper_out = sharper_out or _sharper_path(out)
-        if sharper_out == out:
-            raise InputError(f"--sharper-out {sharper_out} is --out: the two certificates need two files")
         sharp_verified, _ = _write_and_reverify(sharp, sharper_out, proved_bound(sharp))
     if as_json:
         click.echo(json.dumps({
