@@ -689,7 +689,13 @@ def _stepwise(M: int, g: int, per_head: int, name: str, ref: str, params: dict, 
 
 
 def heads(m: int, H: int) -> Section:
-    """``H`` heads at exact length ``H + 2`` (B.1–B.2): total rank ``R ≥ ½ min{T, 4^q}``."""
+    """``H`` heads at exact length ``H + 2`` (B.1–B.2): total rank ``R ≥ ½ min{T, 4^q}``.
+
+    The matrix behind it has rows ``x_S`` read by their chosen head ``h_S`` and columns the
+    padded keys ``κ_U`` (``x_{U^c}`` plus ``k_U`` coordinates of ``U``), so the diagonal key
+    sits where ``h_S``'s run of ``q`` preferences starts (docs/math.md §7). The value
+    depends only on ``T``, ``g_H``, ``K = ⌊Δ/g_H⌋`` and ``q = ⌈K/H⌉``.
+    """
     M = _even(_check_m(m))
     g = g_heads(H)
     notes = [f"some head prefers the better key by factor 2 against every key worse by ≥ g_H = {g}; "
