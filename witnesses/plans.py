@@ -55,6 +55,7 @@ __all__ = [
     "build_planned_family",
     "iter_planned_inputs",
     "planned_counts",
+    "planned_query_tokens",
 ]
 
 #: The only key rule: a codeword's complement where one sits at the level, else the interpolated key.
@@ -228,10 +229,31 @@ def planned_counts(code, plan: GapPlan, progress: Callable[[int], None] | None =
     WitnessError
         On a distance without a plan entry or a pair at directed distance 0.
     """
+    n_jumps = n_inputs = 0
+    for i, (keys, jumps) in enumerate(_iter_query_sets(code, plan)):
+        n_jumps += len(jumps)
+        n_inputs += len(jumps) + len(keys)
+        if progress is not None:
+            progress(i + 1)
+    return n_jumps, n_inputs
+
+
+def planned_query_tokens(code, plan: GapPlan) -> Iterator[tuple[set[int], int, int]]:
+    """Per query ``i`` (in code order): ``(tokens, inputs, jumps)`` — the set of tokens its inputs use, and their counts.
+
+    The tokens are the query ``x_S`` and every key on its chains; the query has one input
+    per key and one per jump (:func:`planned_counts`). Plain ints and sets, one query at a
+    time: what ``certify check-kernel`` reads before streaming a compact family.
+    """
+    for i, (keys, jumps) in enumerate(_iter_query_sets(code, plan)):
+        yield keys | {code.words[i]}, len(keys) + len(jumps), len(jumps)
+
+
+def _iter_query_sets(code, plan: GapPlan) -> Iterator[tuple[set[int], set[tuple[int, int]]]]:
+    """Per query: the set of keys on its chains and the set of its jumps ``(y, z)`` (see :func:`planned_counts`)."""
     words, m = code.words, code.length
     full = (1 << m) - 1
     levels = {d: plan.levels(d) for d, _ in plan.entries}
-    n_jumps = n_inputs = 0
     for i, s in enumerate(words):
         first = first_at_level(i, words)
         keys: set[int] = {full ^ s}
@@ -262,8 +284,4 @@ def planned_counts(code, plan: GapPlan, progress: Callable[[int], None] | None =
                 chain = planned_keys(i, j, words, m, levels[d], first)
                 keys.update(chain)
                 jumps.update(zip(chain, chain[1:]))
-        n_jumps += len(jumps)
-        n_inputs += len(jumps) + len(keys)
-        if progress is not None:
-            progress(i + 1)
-    return n_jumps, n_inputs
+        yield keys, jumps

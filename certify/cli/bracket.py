@@ -37,7 +37,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
     found, 1 when none was, 2 bad input, 3 a contradiction with the certificate.
     """
     from ..bracket import upper_side, write_solution
-    from ..kernels.audit import FamilyFormatError, KernelContradiction, family_of_certificate, load_family
+    from ..kernels.audit import FamilyFormatError, KernelContradiction, family_of_certificate, load_family, require_explicit
     from ..kernels.lp import LPError
     from ..check import Progress
 
@@ -58,6 +58,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
             family = family_of_certificate(doc, f"--code {code_spec} (best chains)")
         else:
             family = load_family(family_path)
+        require_explicit(family, "certify bracket")
     except FamilyFormatError as exc:
         raise InputError(str(exc)) from None
     if not family.jumps:

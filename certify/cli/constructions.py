@@ -79,13 +79,14 @@ def _construction_rank15(family_path: str | None, out: str | None, as_json: bool
     from ..check import format_rational
     from ..constructions.one_hot import check_one_hot
     from ..constructions.render import render_one_hot
-    from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
+    from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family, require_explicit
     from ..kernels.table import TableFormatError
 
     if hasattr(_sys, "set_int_max_str_digits"):
         _sys.set_int_max_str_digits(0)
     try:
         family = load_family(family_path)
+        require_explicit(family, "certify construction rank15")
         table, report = check_one_hot(family, out)
     except (FamilyFormatError, TableFormatError) as exc:
         raise InputError(str(exc)) from None

@@ -55,7 +55,7 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
     exported and checked; 2 bad input or no torch; 3 a result contradicts the certificate.
     """
     from ..kernels import training as T
-    from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
+    from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family, require_explicit
     from ..kernels.lp import LPError
     from ..kernels.table import TableFormatError
     from ..kernels.training_report import plot_results, render_text, to_json
@@ -80,6 +80,7 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
     try:
         T._torch()
         fam = load_family(family_path)
+        require_explicit(fam, "certify train")
         construction = T.construction_report(fam)
         total = len(config.ranks) * len(config.seeds)
         progress = Progress(f"certify train: {total} runs", total=total, delay=0.0, interval=0.0)

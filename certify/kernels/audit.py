@@ -23,6 +23,7 @@ false theorem, never a property of the table.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -35,6 +36,11 @@ from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, 
 from .table import KernelTable, TableFormatError
 
 __all__ = [
+    "MAX_STREAM_INPUTS",
+    "MAX_STREAM_READOUT_INPUTS",
+    "MAX_LISTED",
+    "CompactFamily",
+    "require_explicit",
     "FamilyFormatError",
     "KernelContradiction",
     "FamilySpec",
@@ -46,6 +52,23 @@ __all__ = [
     "run_check",
     "verdict",
 ]
+
+
+#: A streamed (compact) family is checked only up to this many inputs: its cost is linear in
+#: the inputs and jumps (≈ 27 µs of CPU per input on the 2-core reference machine, docs/performance.md,
+#: "check-kernel through a compact family"); golay24's 13,268,976 inputs fit.
+MAX_STREAM_INPUTS = 2**25
+#: The readout search (kernel-only tables, ``--search-readout``) on a streamed family: one exact
+#: LP per query token with as many rows as the query has inputs; refused above this many inputs in
+#: all (docs/performance.md).
+MAX_STREAM_READOUT_INPUTS = 200_000
+#: A streamed family lists at most this many failing inputs and jump violations (their counts are exact).
+MAX_LISTED = 1000
+#: Pass 2 scales a query's α and α·g rows to integers (one common denominator each) while the two
+#: common denominators together have at most this many bits; beyond it (many distinct large
+#: denominators, e.g. a hostile table), it sums exact rationals per input instead, whose size does
+#: not grow with the number of tokens a query uses.
+MAX_SCALE_BITS = 512
 
 
 class FamilyFormatError(ValueError):
@@ -68,6 +91,46 @@ class FamilySpec:
     code_words: tuple[int, ...] | None
     source: str
     skipped_jumps: int = 0  # witnessed jumps with μ < 1, which prove nothing and are not checked
+    compact: "CompactFamily | None" = None  # a compact certificate's family, streamed query by query (inputs, jumps empty)
+
+    @property
+    def streamed(self) -> bool:
+        """True when the family is not listed but generated query by query from a compact certificate."""
+        return self.compact is not None
+
+    @property
+    def input_count(self) -> int:
+        return self.compact.inputs if self.compact is not None else len(self.inputs)
+
+    @property
+    def jump_count(self) -> int:
+        return self.compact.jumps if self.compact is not None else len(self.jumps)
+
+
+@dataclass(frozen=True)
+class CompactFamily:
+    """The family of a verified compact (version 2) certificate, as its code, plan and length ``n``.
+
+    Its inputs and jumps are generated query by query (:func:`witnesses.plans._query_part`,
+    the generator of :func:`certify.certificates.compact.expand_family`), never all at
+    once; ``inputs`` and ``jumps`` are the counts the checker derived.
+    """
+
+    code: Any
+    plan: Any
+    length: int
+    inputs: int
+    jumps: int
+
+
+def require_explicit(family: FamilySpec, command: str) -> None:
+    """Refuse (:class:`FamilyFormatError`, exit 2) a streamed family in a command that needs its inputs in memory."""
+    if family.streamed:
+        from ..certificates.compact import MAX_EXPAND_INPUTS
+
+        raise FamilyFormatError(
+            f"{family.source}: the family has {family.input_count:,} inputs; {command} builds the family in memory, "
+            f"at most {MAX_EXPAND_INPUTS:,} inputs (certify check-kernel streams larger compact families)")
 
 
 def _rank_nine_default() -> FamilySpec:
@@ -76,7 +139,7 @@ def _rank_nine_default() -> FamilySpec:
     return _from_certificate(rank_nine_certificate("paper"), "the rank-nine certificate (paper chains)")
 
 
-def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
+def _from_certificate(doc: dict[str, Any], source: str, stream: bool | None = None) -> FamilySpec:
     """A certificate as a family: verified first, its proved bound kept as ``certified_bound``.
 
     A compact (version 2) certificate's family is generated (``certify.certificates.compact``).
@@ -84,6 +147,12 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
     ``K = α(q,k₀) + 2α(q,k₁)``, whose columns are combinations of ``α``'s, so a solving
     table's kernel rank must reach it too; its jumps are of the four-witness kind, which
     the three-witness check does not cover, so none are listed.
+
+    ``stream``: for a compact certificate, keep the family as its code and plan
+    (:class:`CompactFamily`; ``check-kernel`` then streams it query by query) instead of
+    listing it. Default (``None``): streamed exactly when the explicit family is beyond
+    what :func:`certify.certificates.compact.explicit_view` builds in memory
+    (``MAX_EXPAND_INPUTS`` inputs, ``MAX_EXPAND_BYTES``) — e.g. golay24's 13,268,976 inputs.
     """
     try:
         verified = check(doc)
@@ -91,7 +160,19 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
         raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
     unique = doc.get("format") == UM_FORMAT
     if doc.get("version") == 2 and not unique:  # compact: generate the family it is about
-        from ..certificates.compact import explicit_view
+        from ..certificates.compact import _expand_limit, code_and_plan, explicit_view
+
+        if stream is None:
+            try:
+                _expand_limit(doc["family"]["inputs"], doc)
+                stream = False
+            except CertificateError:
+                stream = True
+        if stream:
+            code, plan, n = code_and_plan(doc)
+            fam = CompactFamily(code, plan, n, verified.counts["inputs"], verified.counts["jumps"])
+            return FamilySpec((), doc["claim"]["m"], Fraction(doc["claim"]["error_below"]), (), verified.proved,
+                              tuple(code.words), f"{source}, r ≥ {verified.proved}", 0, fam)
 
         try:
             doc = explicit_view(doc)
@@ -111,9 +192,9 @@ def _from_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
                       f"{source}, r ≥ {verified.proved}")
 
 
-def family_of_certificate(doc: dict[str, Any], source: str) -> FamilySpec:
-    """A certificate document (any kind and version) as a family, verified first (its bound kept)."""
-    return _from_certificate(doc, source)
+def family_of_certificate(doc: dict[str, Any], source: str, stream: bool | None = None) -> FamilySpec:
+    """A certificate document (any kind and version) as a family, verified first (its bound kept; ``stream``: see :func:`_from_certificate`)."""
+    return _from_certificate(doc, source, stream)
 
 
 def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2),
@@ -147,7 +228,7 @@ def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
     return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
 
 
-def load_family(path: str | None) -> FamilySpec:
+def load_family(path: str | None, stream: bool | None = None) -> FamilySpec:
     """The family to check against: ``None`` → the rank-nine certificate; else a certificate or a family file.
 
     Both are read by the checker's strict, bounded reader (``certify.check.load``: size
@@ -160,7 +241,7 @@ def load_family(path: str | None) -> FamilySpec:
     except CertificateError as exc:
         raise FamilyFormatError(f"{path}: {exc}") from None
     if doc.get("format") in (FORMAT, UM_FORMAT):
-        return _from_certificate(doc, path)
+        return _from_certificate(doc, path, stream)
     fam = doc.get("family")
     items = fam.get("inputs") if isinstance(fam, dict) else None
     if not isinstance(items, list) or not items:
@@ -269,6 +350,16 @@ class KernelReport:
     infeasible_subfamily: list[dict[str, Any]] | None = None
     infeasible_query_tokens: int = 0
     kernel_rank_bounds: Any = None  # certify.lemmas.frobenius.RankResult: where each bound came from
+    failing_count: int | None = None  # streamed families: how many inputs fail (only the first MAX_LISTED are listed)
+    violation_count: int | None = None  # streamed families: how many jumps are violated (likewise)
+
+    @property
+    def n_failing(self) -> int:
+        return len(self.failing_inputs) if self.failing_count is None else self.failing_count
+
+    @property
+    def n_violated(self) -> int:
+        return len(self.jump_violations) if self.violation_count is None else self.violation_count
 
     @property
     def ok(self) -> bool:
@@ -276,6 +367,14 @@ class KernelReport:
         return bool(self.solves) if self.solves is not None else bool(self.readout_exists)
 
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        if self.n_failing > len(self.failing_inputs):  # a streamed family lists only the first MAX_LISTED
+            out["failing_inputs_count"] = self.n_failing
+        if self.n_violated > len(self.jump_violations):
+            out["jump_violations_count"] = self.n_violated
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "schema": "certify.check-kernel/1",
             "table": self.table,
@@ -303,7 +402,8 @@ class KernelReport:
         width = f"φ_Q/φ_K of width r = {t['feature_width']}" if t["feature_width"] else "kernel given directly"
         ro = {"one-hot": "readout: beta + w (one-hot values)", "values": f"readout: beta, w, values (d_v = {t.get('value_width')})",
               None: "no readout (kernel only)"}[t["readout"]]
-        lines = [f"family       {f['source']}: {f['inputs']} inputs, error < {f['error_below']}",
+        lines = [f"family       {f['source']}: {f['inputs']} inputs, error < {f['error_below']}"
+                 + (" (compact: generated and checked query by query)" if f.get("streamed") else ""),
                  f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"]
         if self.solves is not None:
             if self.solves:
@@ -311,14 +411,16 @@ class KernelReport:
                              f"< {f['error_below']} on all {f['inputs']} inputs")
             else:
                 worst = max(self.failing_inputs, key=lambda x: Fraction(x["error"]))
-                lines.append(f"solves       no: {len(self.failing_inputs)} of {f['inputs']} inputs have error ≥ "
+                lines.append(f"solves       no: {self.n_failing} of {f['inputs']} inputs have error ≥ "
                              f"{f['error_below']}; max error {_show(exact_text(self.max_error), _decimal(self.max_error))}")
                 for x in self.failing_inputs[:5]:
                     lines.append(f"             family.inputs[{x['index']}] ({', '.join(x['tokens'])}; query {x['query']}): "
                                  f"target {x['target']}, prediction {_show(x['prediction'], x['prediction_decimal'])}")
-                if len(self.failing_inputs) > 5:
-                    lines.append(f"             … {len(self.failing_inputs) - 5} more (--json lists all); worst: family.inputs[{worst['index']}]")
-        lines.append(f"jumps        {self.jumps_checked} checked, {len(self.jump_violations)} violated "
+                if self.n_failing > 5:
+                    listed = "all" if self.n_failing == len(self.failing_inputs) else f"the first {len(self.failing_inputs):,}"
+                    lines.append(f"             … {self.n_failing - 5} more (--json lists {listed}); "
+                                 f"{'worst' if listed == 'all' else 'worst listed'}: family.inputs[{worst['index']}]")
+        lines.append(f"jumps        {self.jumps_checked} checked, {self.n_violated} violated "
                      "(weight domination: α(x,y) > μ·α(x,z), μ = d − 1 at length 3)")
         if f.get("jumps_skipped"):
             lines.append(f"             {f['jumps_skipped']} more witnessed, not checked: μ < 1 proves nothing")
@@ -375,6 +477,8 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     KernelContradiction
         A solving kernel below the certified bound or violating a jump (a bug).
     """
+    if family.streamed:
+        return _check_kernel_streamed(table, family, search_readout)
     m = family.m
     if table.m != m:
         raise TableFormatError(f"table tokens have {table.m} bits, the family's have {m}")
@@ -460,6 +564,19 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
 
     rank = table.alpha_rank(rows, cols)
     report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
+    _certificate_matrix_rank(report, family, alpha, m)
+
+    known = report.kernel_rank if rank.exact else None  # a lower bound alone shows no rank contradiction
+    if report.solves is not None:
+        assert_consistent(report.solves, known, family.certified_bound, len(report.jump_violations))
+    if not table.has_readout or search_readout:
+        _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe)
+        assert_consistent(bool(report.readout_exists), known, family.certified_bound, len(report.jump_violations))
+    return report
+
+
+def _certificate_matrix_rank(report: KernelReport, family: FamilySpec, alpha, m: int) -> None:
+    """``certificate_matrix_rank``: the rank of ``B_{S,U} = α(x_S, x_{U^c})`` (a certificate's family only)."""
     if family.code_words is not None:
         from flint import fmpq_mat
 
@@ -471,12 +588,210 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
         b_rank = matrix_rank(B, max_seconds=MAX_RANK_SECONDS)
         report.certificate_matrix_rank = b_rank.rank if b_rank.exact else None
 
-    known = report.kernel_rank if rank.exact else None  # a lower bound alone shows no rank contradiction
+
+def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
+    """:func:`_check_kernel` on a compact certificate's family, generated one query at a time.
+
+    The same checks, in the same order of failure, with the same report (inputs and jumps
+    keep their indices in the explicit family; failing inputs and jump violations are listed
+    up to :data:`MAX_LISTED`, with exact counts). Everything decomposes by query token: the
+    inputs and jumps of query ``x_S`` are generated from ``S`` and the code alone, they use
+    only ``α(x_S, ·)`` and ``g_{x_S}(·)`` on that query's tokens, and the readout LP is one
+    system per query token (one-hot values: ``g_x(·)`` is a separate table per ``x``). Only the
+    kernel rank and the certificate matrix couple the queries; both use the ``Q × T`` block of
+    ``α`` that the explicit path forms, under the same limit (``KernelTable.check_work``).
+
+    Pass 1 reads each query's token set (plain ints: :func:`witnesses.plans.planned_query_tokens`),
+    checks them against the table and forms the block; pass 2 generates each query's inputs and
+    jumps (:func:`witnesses.plans._query_part`, the generator of ``expand_family``) and checks
+    them; pass 3, only for the readout search, generates them again and solves that query's LP.
+    Memory: the block plus one query's inputs. Refused before any work (``FamilyFormatError``,
+    exit 2) past :data:`MAX_STREAM_INPUTS` inputs, or :data:`MAX_STREAM_READOUT_INPUTS` when a
+    readout is searched.
+    """
+    from flint import fmpq
+
+    from witnesses.plans import _query_part, planned_query_tokens
+
+    from ..check import Progress
+
+    c = family.compact
+    m = family.m
+    if table.m != m:
+        raise TableFormatError(f"table tokens have {table.m} bits, the family's have {m}")
+    if c.inputs > MAX_STREAM_INPUTS:
+        raise FamilyFormatError(
+            f"{family.source}: the family has {c.inputs:,} inputs and {c.jumps:,} jumps; check-kernel streams a compact "
+            f"family of at most {MAX_STREAM_INPUTS:,} inputs (docs/performance.md)")
+    lp = not table.has_readout or search_readout
+    if lp and c.inputs > MAX_STREAM_READOUT_INPUTS:
+        raise FamilyFormatError(
+            f"{family.source}: the readout search on this family means {len(c.code.words):,} exact LPs with "
+            f"{c.inputs:,} rows in all; at most {MAX_STREAM_READOUT_INPUTS:,} (docs/performance.md); give a table "
+            "with a readout, without --search-readout")
+    eps = family.error
+    code, plan, n = c.code, c.plan, c.length
+    words = tuple(code.words)
+
+    # Pass 1: each query's tokens (cheap), all in the table, before anything is converted.
+    q_tokens = list(dict.fromkeys(words))
+    q_pos = {x: i for i, x in enumerate(q_tokens)}
+    k_pos: dict[int, int] = {}
+    counts: list[tuple[int, int]] = []  # per query: (inputs, jumps)
+    missing_query = None
+    progress = Progress("check-kernel: reading the compact family's tokens (queries)", total=len(words))
+    try:
+        for i, (toks, n_inputs, n_jumps) in enumerate(planned_query_tokens(code, plan)):
+            counts.append((n_inputs, n_jumps))
+            if missing_query is None and not toks <= table.index.keys():
+                missing_query = i
+            for z in sorted(toks):
+                k_pos.setdefault(z, len(k_pos))
+            progress.update(i + 1)
+    finally:
+        progress.close()
+    if missing_query is not None:  # the first input that uses a missing token, as the explicit path names it
+        offset = sum(ni for ni, _ in counts[:missing_query])
+        for k, X in enumerate(_query_part(code, plan, n, missing_query)[3]):
+            for pos, z in enumerate(X.tokens):
+                if z not in table.index:
+                    raise TableFormatError(f"family.inputs[{offset + k}] token {pos} ({_bits(z, m)}) is not in the table")
+    k_tokens = list(k_pos)
+    rows = [table.index[x] for x in q_tokens]
+    cols = [table.index[z] for z in k_tokens]
+    table.check_work(len(rows), len(cols))
+    table.prepare(sorted(set(rows) | set(cols)))
+    A = table.alpha_block(rows, cols)
+    G = table.g_block(rows, cols) if table.has_readout else None
+    alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
+
+    report = KernelReport(
+        table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
+               "value_width": table.value_width},
+        family={"source": family.source, "inputs": c.inputs, "error_below": format_rational(eps),
+                "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": c.jumps,
+                "jumps_skipped": family.skipped_jumps, "streamed": True},
+        certified_bound=family.certified_bound,
+    )
+    ep, eq = eps.numerator, eps.denominator
+    wd, wD = 0, 1  # the largest error so far, wd / wD
+    mus: dict[int, Any] = {}
+    seen: dict[int, None] = {}  # tokens in order of first use: the explicit path's columns, for the rank
+    n_failing = n_violated = 0
+    offset = j_offset = 0
+
+    def generate(i: int):
+        _, jumps, _, inputs = _query_part(code, plan, n, i)
+        if (len(inputs), len(jumps)) != counts[i]:
+            raise KernelContradiction(f"query {i}: generated {len(inputs):,} inputs and {len(jumps):,} jumps, "
+                                      f"counted {counts[i][0]:,} and {counts[i][1]:,}")
+        return jumps, inputs
+
+    def describe(i: int, X: Input) -> dict[str, Any]:
+        return {"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
+
+    # Pass 2: per query, its inputs (validation, predictions) and its jumps.
+    progress = Progress("check-kernel: checking the compact family (queries)", total=len(words))
+    try:
+        for i, x in enumerate(words):
+            jumps, inputs = generate(i)
+            r = q_pos[x]
+            toks = dict.fromkeys(z for X in inputs for z in X.tokens)
+            seen.update(toks)
+            arow = {z: A[r, k_pos[z]] for z in toks}
+            if any(not a > 0 for a in arow.values()):  # a negative or zero entry: find the first input it breaks
+                for k, X in enumerate(inputs):
+                    D = 0
+                    for z in X.tokens:
+                        a = arow[z]
+                        if a < 0:
+                            raise TableFormatError(
+                                f"α({_bits(x, m)}, {_bits(z, m)}) = {_frac(a)} < 0 on a pair used by "
+                                f"family.inputs[{offset + k}]; the model needs a nonnegative kernel")
+                        D += a
+                    if not D > 0:
+                        raise TableFormatError(f"family.inputs[{offset + k}] has denominator Σ_j α = 0; "
+                                               "the model needs it positive")
+            if G is not None:
+                # Predictions in integers: row x of α and of α·g scaled by one positive constant each, so that
+                # t̂ = Σ gi / Σ ai exactly (a per-query factor changes no prediction); error < ε ⟺ q|N − tD| < pD.
+                grow = {z: arow[z] * G[r, k_pos[z]] for z in toks}
+                la = math.lcm(*(int(v.q) for v in arow.values()))
+                lg = math.lcm(*(int(v.q) for v in grow.values()))
+                if la.bit_length() + lg.bit_length() <= MAX_SCALE_BITS:
+                    ai = {z: int(v.p) * (la // int(v.q)) * lg for z, v in arow.items()}
+                    gi = {z: int(v.p) * (lg // int(v.q)) * la for z, v in grow.items()}
+                else:  # many distinct large denominators: scaled integers would be huge; exact rationals per input
+                    ai, gi = arow, grow
+                for k, X in enumerate(inputs):
+                    D = N = 0
+                    for z in X.tokens:
+                        D += ai[z]
+                        N += gi[z]
+                    diff = abs(N - X.target * D)
+                    if ai is arow:  # fmpq sums: the same comparisons with err = diff / D as a reduced fraction
+                        t_hat, err = N / D, diff / D
+                        N, D, diff = int(t_hat.p) * int(err.q), int(t_hat.q) * int(err.q), int(err.p) * int(t_hat.q)
+                    if diff * wD > wd * D:
+                        wd, wD = diff, D
+                    if not diff * eq < ep * D:
+                        n_failing += 1
+                        if len(report.failing_inputs) < MAX_LISTED:
+                            pf = Fraction(N, D)
+                            report.failing_inputs.append(dict(describe(offset + k, X), prediction=format_rational(pf),
+                                                              prediction_decimal=_decimal(pf),
+                                                              error=format_rational(Fraction(diff, D))))
+            for k, J in enumerate(jumps):
+                d = (J.x & J.z).bit_count() - (J.x & J.y).bit_count()
+                mu = mus.get(d)
+                if mu is None:
+                    f = _mu(n, d, eps)
+                    mu = mus[d] = (f, fmpq(f.numerator, f.denominator))
+                axy, axz = arow[J.y], arow[J.z]
+                if not axy > mu[1] * axz:
+                    n_violated += 1
+                    if len(report.jump_violations) < MAX_LISTED:
+                        fxy, fxz = _frac(axy), _frac(axz)
+                        report.jump_violations.append({
+                            "index": j_offset + k, "x": _bits(J.x, m), "y": _bits(J.y, m), "z": _bits(J.z, m), "gap": d,
+                            "factor": format_rational(mu[0]), "alpha_xy": format_rational(fxy),
+                            "alpha_xz": format_rational(fxz), "alpha_xy_decimal": _decimal(fxy),
+                            "alpha_xz_decimal": _decimal(fxz)})
+            offset += len(inputs)
+            j_offset += len(jumps)
+            progress.update(i + 1)
+    finally:
+        progress.close()
+    if offset != c.inputs or j_offset != c.jumps:
+        raise KernelContradiction(f"generated {offset:,} inputs and {j_offset:,} jumps; the checker counted "
+                                  f"{c.inputs:,} and {c.jumps:,}")
+    if G is not None:
+        report.max_error = Fraction(wd, wD)
+        report.solves = n_failing == 0
+        report.failing_count = n_failing
+    report.violation_count = n_violated
+    report.jumps_checked = c.jumps
+
+    rank = table.alpha_rank(rows, [table.index[z] for z in seen])  # columns in the explicit path's order
+    report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
+    _certificate_matrix_rank(report, family, alpha, m)
+    known = report.kernel_rank if rank.exact else None
     if report.solves is not None:
-        assert_consistent(report.solves, known, family.certified_bound, len(report.jump_violations))
-    if not table.has_readout or search_readout:
-        _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe)
-        assert_consistent(bool(report.readout_exists), known, family.certified_bound, len(report.jump_violations))
+        assert_consistent(report.solves, known, family.certified_bound, n_violated)
+    if lp:  # Pass 3: one exact LP per query token, its inputs generated again
+        search = _ReadoutSearch(m)
+        offset = 0
+        for i, x in enumerate(words):
+            _, inputs = generate(i)
+            r = q_pos[x]
+            arow = {z: A[r, k_pos[z]] for z in dict.fromkeys(z for X in inputs for z in X.tokens)}
+            dens = [sum((arow[z] for z in X.tokens), fmpq(0)) for X in inputs]
+            base = offset
+            search.token(x, *_readout_problem(inputs, x, list(range(len(inputs))), lambda _x, z: arow[z], dens, eps),
+                         lambda k: describe(base + k, inputs[k]))
+            offset += len(inputs)
+        search.finish(report)
+        assert_consistent(bool(report.readout_exists), known, family.certified_bound, n_violated)
     return report
 
 
@@ -515,30 +830,45 @@ def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m,
     the remaining tokens are decided by :func:`certify.kernels.lp.decide_feasibility`
     (HiGHS when installed, every answer verified exactly; else the exact simplex).
     """
-    from .lp import decide_feasibility, strict_feasibility
-
     by_query: dict[int, list[int]] = {}
     for i, X in enumerate(inputs):
         by_query.setdefault(X.tokens[X.query], []).append(i)
-    readout: dict[str, dict[str, str]] = {}
-    infeasible = 0
-    sub: list[dict[str, Any]] | None = None
+    search = _ReadoutSearch(m)
     for xq in q_tokens:
         ids = by_query[xq]
-        keys, rows, lo, hi = _readout_problem(inputs, xq, ids, alpha, dens, eps)
-        if sub is None:
+        search.token(xq, *_readout_problem(inputs, xq, ids, alpha, dens, eps), lambda k: describe(ids[k]))
+    search.finish(report)
+
+
+class _ReadoutSearch:
+    """The per-token steps of :func:`_readout_search`, shared with the streamed path (tokens fed in order)."""
+
+    def __init__(self, m: int) -> None:
+        self.m = m
+        self.readout: dict[str, dict[str, str]] = {}
+        self.infeasible = 0
+        self.sub: list[dict[str, Any]] | None = None
+
+    def token(self, xq: int, keys, rows, lo, hi, describe) -> None:
+        """Decide query token ``xq``'s system; ``describe(k)``: the report entry of its ``k``-th row's input."""
+        from .lp import decide_feasibility, strict_feasibility
+
+        m = self.m
+        if self.sub is None:
             res = strict_feasibility(rows, lo, hi, len(keys))
             if res.feasible:
-                readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
+                self.readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
             else:
-                sub = [dict(describe(ids[k]), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]
+                self.sub = [dict(describe(k), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]
         else:
             res = decide_feasibility(rows, lo, hi, len(keys))
-        infeasible += not res.feasible
-    report.readout_exists = infeasible == 0
-    report.infeasible_query_tokens = infeasible
-    report.readout = readout if infeasible == 0 else None
-    report.infeasible_subfamily = sub
+        self.infeasible += not res.feasible
+
+    def finish(self, report: KernelReport) -> None:
+        report.readout_exists = self.infeasible == 0
+        report.infeasible_query_tokens = self.infeasible
+        report.readout = self.readout if self.infeasible == 0 else None
+        report.infeasible_subfamily = self.sub
 
 
 def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False) -> tuple[int, KernelReport | str]:
