@@ -66,16 +66,21 @@ def test_rank_bound_bad_input_is_one_line_exit_2(tmp_path, args, needle):
 
 def test_search_writes_a_verified_certificate(tmp_path):
     out = tmp_path / "s.json"
-    proc = run_cli("search", "--m", "10", "--time-limit", "2", "--out", str(out), "--json")
+    proc = run_cli("search", "--m", "10", "--budget", "500", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["verified"] and summary["claim"]["m"] == 10 and summary["claim"]["rank_at_least"] >= 3
+    assert summary["budget"] == summary["steps"] == 500 and summary["reproducible"] is True
+    again = tmp_path / "again.json"
+    assert run_cli("search", "--m", "10", "--budget", "500", "--out", str(again), "--json").returncode == 0
+    assert again.read_bytes() == out.read_bytes()  # same seed and budget: the same certificate, byte for byte
     assert summary["how"].startswith("seed ")
     assert run_cli("verify", str(out), "--quiet").returncode == 0
 
 
 @pytest.mark.parametrize("args,needle", [
     (["--m", "3"], "--m"), (["--m", "10", "--time-limit", "0"], "--time-limit"),
+    (["--m", "10", "--budget", "0"], "--budget"), (["--m", "10", "--budget", "1e3"], "--budget"),
     (["--m", "10", "--error-below", "x"], "--error-below"),
 ])
 def test_search_bad_input(tmp_path, args, needle):

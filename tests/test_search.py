@@ -66,7 +66,7 @@ def test_local_search_keeps_sigma_exact_through_any_moves(seed):
 
 @pytest.mark.parametrize("m", [8, 12])
 def test_search_result_is_exact_at_least_the_best_seed_and_certifies(m):
-    result = search(m, time_limit=2, seed=1)
+    result = search(m, seed=1, budget=2_000)
     F = factor_table(m)
     assert result.ratio == exact_ratio(result.code.words, m, F)
     best_seed = max(r for _, _, r in result.seeds if r is not None)
@@ -81,14 +81,43 @@ def test_search_result_is_exact_at_least_the_best_seed_and_certifies(m):
 
 
 def test_search_at_12_finds_at_least_the_hadamard_bound():
-    result = search(12, time_limit=2)
+    result = search(12, budget=500)
     assert result.ratio >= exact_ratio(hadamard_code(12).words, 12, factor_table(12)) == Fraction(550, 151)
 
 
 @pytest.mark.parametrize("kw,match", [
     ({"m": 3}, "--m must be in"), ({"m": 65}, "--m must be in"),
     ({"m": 8, "length": 2}, "--length"), ({"m": 8, "time_limit": 0}, "--time-limit"),
+    ({"m": 8, "budget": 0}, "--budget"), ({"m": 8, "budget": 10**9 + 1}, "--budget"), ({"m": 8, "budget": 1.5}, "--budget"),
 ])
 def test_bad_parameters(kw, match):
     with pytest.raises(SearchError, match=match):
         search(**kw)
+
+
+@pytest.mark.parametrize("m,budget", [(14, 1_500), (20, 300)])
+def test_the_same_seed_and_budget_give_the_same_code_and_certificate(m, budget):
+    """Work, not time, ends the search: two runs make the same moves and write the same bytes."""
+    a, b = search(m, seed=5, budget=budget), search(m, seed=5, budget=budget)
+    assert a.reproducible and b.reproducible and a.steps == b.steps == budget
+    assert a.code.words == b.code.words and a.moves == b.moves
+    ca, cb = result_certificate(a)[0], result_certificate(b)[0]
+    assert ca == cb and ca["sha256"] == cb["sha256"]
+    assert f"--seed 5 --budget {budget}:" in ca["producer"]["note"]
+
+
+def test_every_step_is_counted_and_a_larger_budget_never_ends_lower():
+    small, large = search(14, seed=2, budget=200), search(14, seed=2, budget=1_000)
+    assert small.steps == 200 and large.steps == 1_000
+    # the first 200 steps are the same moves, and the search keeps the best code it has seen
+    assert large.ratio >= small.ratio
+
+
+def test_a_time_limit_that_fires_first_is_reported_as_not_reproducible(monkeypatch):
+    import certify.search.codes as search_codes
+
+    clock = iter(range(0, 10**9, 7))  # every reading of the clock is 7 s later than the last
+    monkeypatch.setattr(search_codes.time, "monotonic", lambda: float(next(clock)))
+    result = search(12, budget=10**6, time_limit=100)
+    assert result.time_capped and not result.reproducible and result.steps < 10**6
+    assert "not reproducible" in result_certificate(result)[0]["producer"]["note"]

@@ -86,11 +86,15 @@ def truncate(P: np.ndarray, Q: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarr
 
 def factor_search(geo: Geometry, r: int, seed: int, iterations: int, kappa: float = 1.02, floor: float = 1e-3,
                   start: tuple[np.ndarray, np.ndarray] | None = None, lr: float = 0.02,
-                  tolerance: float = 1e-14) -> tuple[np.ndarray, np.ndarray, int, float]:
+                  tolerance: float = 1e-14, lr_end: float | None = None) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Adam on the squared violations; ``(φ_Q, φ_K, iterations used, final loss)``.
 
     Stops early once the loss is below ``tolerance`` (every constraint met up to roundoff);
     ``start`` (e.g. :func:`truncate` of a rank ``r + 1`` solution) replaces the random start.
+    The step size is ``lr`` throughout, or, with ``lr_end``, decays from ``lr`` to ``lr_end``
+    along a cosine over the ``iterations`` (a function of the iteration count only, so the
+    run stays reproducible): at a constant large step Adam keeps jittering around a
+    near-solution instead of settling into it.
     """
     rng = np.random.default_rng(seed)
     if start is not None:
@@ -118,11 +122,12 @@ def factor_search(geo: Geometry, r: int, seed: int, iterations: int, kappa: floa
         loss = float((h * h).sum() + (f * f).sum() + (o * o).sum() + (e * e).sum())
         if loss < tolerance:
             return P, Q, it, loss
+        step = lr if lr_end is None else lr_end + (lr - lr_end) * 0.5 * (1 + np.cos(np.pi * (it - 1) / iterations))
         for k, (X, g) in enumerate(((P, np.einsum("ij,jk->ik", G, Q)), (Q, np.einsum("ij,ik->jk", G, P)))):
             m, v = moments[2 * k], moments[2 * k + 1]
             m *= 0.9
             m += 0.1 * g
             v *= 0.999
             v += 0.001 * g * g
-            X -= lr * (m / (1 - 0.9**it)) / (np.sqrt(v / (1 - 0.999**it)) + 1e-15)
+            X -= step * (m / (1 - 0.9**it)) / (np.sqrt(v / (1 - 0.999**it)) + 1e-15)
     return P, Q, iterations, loss

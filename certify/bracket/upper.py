@@ -95,14 +95,17 @@ def verify_factors(family, geo: Geometry, P: np.ndarray, Q: np.ndarray) -> tuple
 
 
 def upper_side(family, *, seed: int = 0, restarts: int = 3, iterations: int = 20_000, start: int | None = None,
-               lowest: int = 1, kappas: tuple[float, ...] = (1.02, 1.2),
-               progress: Callable[[str], None] | None = None) -> UpperResult:
+               lowest: int = 1, kappas: tuple[float, ...] = (1.02, 1.2), lr: float = 0.02, lr_end: float = 2e-4,
+               warm_lr: float = 2e-3, progress: Callable[[str], None] | None = None) -> UpperResult:
     """Search ranks ``start, start − 1, …`` (down to ``lowest``) for a verified solving table.
 
     At each rank: the warm start (if a rank ``r + 1`` solution exists), then ``restarts``
     random starts with seeds ``seed, seed + 1, …``, each for ``iterations`` Adam steps
     and each margin ``κ`` in ``kappas``; the first verified proposal wins the rank.
     Total work ``≤ ranks × (restarts + 1) × len(kappas) × iterations`` iterations.
+    A random start runs Adam with a step decaying from ``lr`` to ``lr_end`` (cosine); the
+    warm start, already close to a solution, runs at the small constant step ``warm_lr``
+    (a large step first throws it away: hadamard24's rank 33 → 32 repair needs it).
     """
     say = progress or (lambda text: None)
     geo = geometry(family)
@@ -115,7 +118,9 @@ def upper_side(family, *, seed: int = 0, restarts: int = 3, iterations: int = 20
         for kind, s in attempts:
             for kappa in kappas:
                 begin = truncate(*prev, r) if kind == "warm" else None
-                P, Q, used, loss = factor_search(geo, r, 0 if s is None else s, iterations, kappa=kappa, start=begin)
+                steps = dict(lr=warm_lr) if kind == "warm" else dict(lr=lr, lr_end=lr_end)
+                P, Q, used, loss = factor_search(geo, r, 0 if s is None else s, iterations, kappa=kappa, start=begin,
+                                                 **steps)
                 result.iterations += used
                 say(f"rank {r}: {kind}{'' if s is None else ' ' + str(s)}, κ = {kappa}: {used:,} iterations, "
                     f"loss {loss:.2g}")

@@ -111,6 +111,12 @@ def rank_bound_certificate(
     except WitnessError as exc:
         raise CertificateBuildError(str(exc)) from None
     cert = build_certificate(family, exact(error, "error"), rank_at_least, argument)
+    if note:  # how the code was made (e.g. certify search's seed and budget): part of the hashed document
+        from ..check import content_hash
+
+        del cert["sha256"]
+        cert["producer"]["note"] = note
+        cert["sha256"] = content_hash(cert)
     if cert["arithmetic"]["rank_at_least"] != bound.rank_at_least:
         raise AssertionError(f"explicit family proves r ≥ {cert['arithmetic']['rank_at_least']}, distance count says {bound.rank_at_least}")
     return _spellable(cert)

@@ -6,6 +6,7 @@ import json
 import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
+from ..search import DEFAULT_BUDGET
 from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli
 
 
@@ -299,19 +300,24 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
 @click.option("--m", "m", type=click.IntRange(4, 64), required=True, help="Token length m (4 ≤ m ≤ 64).")
 @click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True, help="Exact input length n.")
 @click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε", help="Error threshold ε > 0: p/q or a decimal.")
-@click.option("--time-limit", "time_limit", type=click.FloatRange(1, 86400), default=60, show_default=True,
-              help="Seconds for the search (seeds and local search); building and verifying the certificate come on top.")
+@click.option("--budget", "budget", type=click.IntRange(1, 10**9), default=DEFAULT_BUDGET, show_default=True,
+              help="Work of the search in steps (moves tried, restarts, words trimmed from a seed): the same seed and "
+                   "budget give the same code, byte for byte, on any machine.")
+@click.option("--time-limit", "time_limit", type=click.FloatRange(1, 86400),
+              help="Extra cap in seconds on the search (seeds and local search). If it ends the search before the "
+                   "budget does, the output says so and the result is not reproducible. Default: none.")
 @click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
 @_ARGUMENT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: int, out: str | None, argument: str,
-               as_json: bool) -> int:
+def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: float | None, seed: int, out: str | None,
+               argument: str, as_json: bool) -> int:
     """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
 
     Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
     maximum cliques, padded shorter codes) are evaluated exactly, then a local search
     over words adds, removes and swaps words while the exact bound rises (docs/results.md).
+    The work is counted in steps (--budget), so a seed and budget reproduce the code.
     """
     from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
     from ..certificates.rank_bound import describe, parse_error
@@ -321,7 +327,8 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     progress = Progress(f"certify search --m {m}")
     try:
         error = parse_error(error_text)
-        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note))
+        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note),
+                        budget=budget)
         cert, plan, bound = result_certificate(result, argument=argument)
     except (ValueError, SearchError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
@@ -333,18 +340,27 @@ def search_cmd(m: int, length: int, error_text: str, time_limit: float, seed: in
     if as_json:
         click.echo(json.dumps({
             "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
+            "seed": seed, "budget": budget, "steps": result.steps, "time_capped": result.time_capped,
+            "reproducible": result.reproducible,
             "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
             "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
             "argument": cert.get("argument"), "version": cert["version"], "out": out,
             "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
         }))
         return EXIT_VERIFIED
-    click.echo(f"certify search --m {m} (length {length}, error < {cert['claim']['error_below']}, {time_limit:g} s)")
+    click.echo(f"certify search --m {m} (length {length}, error < {cert['claim']['error_below']}, seed {seed}, "
+               f"budget {budget:,} steps" + ("" if time_limit is None else f", at most {time_limit:g} s") + ")")
     if best_seed is not None:
         r = best_seed[2]
         click.echo(f"  seeds       {len(result.seeds)} codes evaluated; best: {best_seed[0]} ({best_seed[1]:,} words, "
                    f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1})")
     click.echo(f"  how         {result.how()}")
+    if result.time_capped:
+        click.echo(f"  budget      cut short by --time-limit {time_limit:g} after {result.steps:,} of {budget:,} steps: "
+                   "another machine or run may find a different code")
+    else:
+        click.echo(f"  budget      {result.steps:,} of {budget:,} steps: reproducible (same --seed {seed} --budget "
+                   f"{budget} ⇒ the same code and certificate)")
     for line in describe(cert, result.code, plan, bound) + (tried_lines(cert) if argument == "best" else []):
         click.echo("  " + line)
     click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")

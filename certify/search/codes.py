@@ -25,6 +25,17 @@ distance distribution, so the search works on words and their distances:
    at the end. The code size is capped so that the compact certificate stays within
    the checker's limits.
 
+**Budget.** The search is budgeted by work: ``budget`` steps in all, where a step is one
+word loaded from a seed, one move tried (add, remove or swap), one restart (the random
+removal at a local optimum) or one word trimmed from a seed above the size cap; each step
+costs ``O(pool)``. The budget is shared equally among the local searches: the best seed
+(loaded whole, even beyond its share), then each seed above the size cap, which starts
+from a random half-share of its words. With the same ``m``, length,
+error, ``seed`` and ``budget`` the search makes the same moves on any machine and returns
+the same code, so the certificate is byte-identical. ``time_limit`` is only an extra cap:
+if it ends the search first, the result says so (``SearchResult.time_capped``) and is
+not reproducible.
+
 Adding a word to a code does **not** always raise ``R``: with ``σ = Σ F⁻²`` and ``δ``
 the sum of the ``2t`` new terms, ``R`` does not drop exactly when
 ``δ ≤ 1 + 1/t + σ(2t + 1)/t²`` (:func:`adding_keeps_ratio`). The search only makes
@@ -36,7 +47,7 @@ moves that raise ``R`` and keeps the best code seen, so what it reports never dr
 Fraction(81, 38)
 >>> exact_ratio([0b0011, 0b0111], 4, factor_table(4)) is None  # word 0 lies inside word 1
 True
->>> search(1, time_limit=1)
+>>> search(1, budget=1)
 Traceback (most recent call last):
 ...
 certify.search.codes.SearchError: --m must be in [4, 64], not 1
@@ -70,6 +81,7 @@ from ..check import MAX_COMPACT_QUERY, MAX_COMPACT_WORDS, MAX_COMPACT_WORK, comp
 from ..exact import exact
 from ..lemmas.amplification import best_split
 from ..lemmas.domination import HALF
+from . import DEFAULT_BUDGET
 
 __all__ = [
     "SearchError",
@@ -83,12 +95,14 @@ __all__ = [
     "LocalSearch",
     "search",
     "result_certificate",
+    "DEFAULT_BUDGET",
 ]
 
 M_MIN, M_MAX = 4, 64  # words are numpy uint64 in the local search
 POOL_LAYER_MAX = 200_000  # the whole middle layer joins the pool up to this size (m ≤ 20)
 CLIQUE_LAYER_MAX = 300  # networkx maximum clique only on middle layers this small (m ≤ 10)
 RANDOM_POOL_WORDS = 20_000  # per weight, when the layer is too large to take whole
+MAX_BUDGET = 10**9
 
 
 class SearchError(ValueError):
@@ -249,6 +263,9 @@ class LocalSearch:
         self.m, self.F, self.cap = m, F, cap
         self.cost = np.array([0.0 if f is None else float(1 / (f * f)) for f in F])  # ranking only
         self.bad = np.array([f is None for f in F])
+        # both directions of a pair at once, indexed by d(x, y)·(m + 1) + d(y, x): one gather per update
+        self.pair_cost = (self.cost[:, None] + self.cost[None, :]).ravel()
+        self.pair_bad = (self.bad[:, None] | self.bad[None, :]).ravel().astype(np.int64)
         self.exact_cost = [None if f is None else 1 / (f * f) for f in F]
         size = len(self.pool)
         self.member = np.zeros(size, dtype=bool)
@@ -257,28 +274,41 @@ class LocalSearch:
         self.tabu = np.zeros(size, dtype=bool)  # words a kick removed: not re-added until the next kick
         self.t, self.sigma = 0, Fraction(0)
         self.moves = Counter()
+        self._row: tuple[int, np.ndarray] | None = None
 
-    def _rows(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+    def _pair_index(self, i: int) -> np.ndarray:
+        """``d(pool, w)·(m + 1) + d(w, pool)`` for word ``w = pool[i]`` (the last one is kept: delta, then toggle)."""
+        if self._row is not None and self._row[0] == i:
+            return self._row[1]
         w = self.pool[i]
-        return _popcount(self.pool & ~w), _popcount(w & ~self.pool)
+        k = _popcount(self.pool & ~w)
+        k *= self.m + 1
+        k += _popcount(w & ~self.pool)
+        self._row = (i, k)
+        return k
 
     def delta(self, i: int) -> Fraction:
         """Exact ``Σ`` of the ``2t`` terms between word ``i`` and the code (``i`` not counted)."""
-        d1, d2 = self._rows(i)
+        k = self._pair_index(i)
         mask = self.member.copy()
         mask[i] = False
-        counts = np.bincount(d1[mask], minlength=self.m + 1) + np.bincount(d2[mask], minlength=self.m + 1)
+        pairs = np.bincount(k[mask], minlength=(self.m + 1) ** 2).reshape(self.m + 1, self.m + 1)
+        counts = pairs.sum(axis=0) + pairs.sum(axis=1)
         return sum((int(c) * self.exact_cost[d] for d, c in enumerate(counts) if c), Fraction(0))
 
     def toggle(self, i: int, delta: Fraction) -> None:
         """Add word ``i`` to the code or remove it; ``delta`` is :meth:`delta` ``(i)``."""
         sign = -1 if self.member[i] else 1
-        d1, d2 = self._rows(i)
-        e = self.cost[d1] + self.cost[d2]
-        c = (self.bad[d1] | self.bad[d2]).astype(np.int64)
+        k = self._pair_index(i)
+        e = self.pair_cost[k]
+        c = self.pair_bad[k]
         e[i], c[i] = 0.0, 0
-        self.energy += sign * e
-        self.conflicts += sign * c
+        if sign > 0:
+            self.energy += e
+            self.conflicts += c
+        else:
+            self.energy -= e
+            self.conflicts -= c
         self.member[i] = sign > 0
         self.t += sign
         self.sigma += sign * delta
@@ -295,16 +325,17 @@ class LocalSearch:
         self.conflicts[:] = 0
         self.t, self.sigma = 0, Fraction(0)
 
-    def start(self, indices: Sequence[int], deadline: float | None = None) -> None:
+    def start(self, indices: Sequence[int], deadline: float | None = None) -> bool:
         """Begin from the code of the given pool indices (they must have no chainless pair).
 
         With a ``deadline``, stops adding when it passes: the code is then the prefix
-        added so far (a sub-code, still a valid state).
+        added so far (a sub-code, still a valid state). Returns whether the deadline cut it.
         """
         for i in indices:
             if deadline is not None and time.monotonic() > deadline:
-                break
+                return True
             self.toggle(int(i), self.delta(int(i)))
+        return False
 
     def _best_add(self) -> int | None:
         free = np.flatnonzero(~self.member & (self.conflicts == 0) & ~self.tabu)
@@ -314,10 +345,24 @@ class LocalSearch:
         members = np.flatnonzero(self.member)
         return int(members[np.argmax(self.energy[members])])
 
-    def run(self, deadline: float, rng: random.Random, progress: Callable[[str], None] | None = None) -> tuple[Fraction, tuple[int, ...]]:
-        """Improve until ``deadline`` (``time.monotonic()``); return the best exact ``R`` and its pool indices."""
+    def run(self, deadline: float | None, rng: random.Random, progress: Callable[[str], None] | None = None,
+            steps: int | None = None) -> tuple[Fraction, tuple[int, ...]]:
+        """Improve for ``steps`` steps (moves tried, restarts, trimmed words) or until ``deadline``
+        (``time.monotonic()``), whichever comes first; return the best exact ``R`` and its pool indices.
+
+        ``self.steps`` counts the steps taken; ``self.time_capped`` says whether the deadline ended it.
+        """
+        self.steps, self.time_capped = 0, False
+        limit = float("inf") if steps is None else steps
+
+        def timed_out() -> bool:
+            if deadline is not None and time.monotonic() > deadline:
+                self.time_capped = True
+                return True
+            return False
+
         while self.t > self.cap:  # a seed above the cap: drop the costliest words first
-            if time.monotonic() > deadline:  # out of time: keep the cap cheapest words at once
+            if self.steps >= limit or timed_out():  # out of work: keep the cap cheapest words at once
                 members = np.flatnonzero(self.member)
                 keep = members[np.argsort(self.energy[members], kind="stable")[:self.cap]]
                 self.moves["trim"] += len(members) - len(keep)
@@ -327,8 +372,10 @@ class LocalSearch:
             i = self._worst_member()
             self.toggle(i, self.delta(i))
             self.moves["trim"] += 1
+            self.steps += 1
         best = (self.ratio(), tuple(np.flatnonzero(self.member)))
-        while time.monotonic() < deadline:
+        while self.steps < limit and not timed_out():
+            self.steps += 1
             r0 = self.ratio()
             moved = False
             x = self._best_add() if self.t < self.cap else None
@@ -386,6 +433,15 @@ class SearchResult:
     seeds: list[tuple[str, int, Fraction | None]] = field(default_factory=list)
     moves: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    seed_number: int = 0
+    budget: int = DEFAULT_BUDGET
+    steps: int = 0
+    time_capped: bool = False
+
+    @property
+    def reproducible(self) -> bool:
+        """Whether the same seed and budget give the same code (``False`` when the time limit cut the search)."""
+        return not self.time_capped
 
     @property
     def rank_at_least(self) -> int:
@@ -416,29 +472,36 @@ def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 6
     return t
 
 
-def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: int = 0,
-           progress: Callable[[str], None] | None = None) -> SearchResult:
+def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None, seed: int = 0,
+           progress: Callable[[str], None] | None = None, budget: int = DEFAULT_BUDGET) -> SearchResult:
     """Search codes of length ``m`` for the largest certified bound at exact length ``n`` and error ``ε``.
+
+    ``budget`` steps in all (module docstring, "Budget"); ``time_limit`` seconds, if given,
+    is an extra cap on the seeds and the local search.
 
     Raises
     ------
     SearchError
-        If ``m`` is outside ``[4, 64]``, ``length < 3``, ``time_limit ≤ 0``, or no seed
-        admits a chain for every pair.
+        If ``m`` is outside ``[4, 64]``, ``length < 3``, ``time_limit ≤ 0``, ``budget`` is
+        not in ``[1, 10⁹]``, or no seed admits a chain for every pair.
     """
     eps = exact(error, "error")
     if not isinstance(m, int) or not M_MIN <= m <= M_MAX:
         raise SearchError(f"--m must be in [{M_MIN}, {M_MAX}], not {m}")
     if not isinstance(length, int) or length < 3:
         raise SearchError(f"--length must be an int ≥ 3, not {length}")
-    if not time_limit > 0:
+    if time_limit is not None and not time_limit > 0:
         raise SearchError(f"--time-limit must be positive, not {time_limit}")
+    if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
+        raise SearchError(f"--budget must be an int in [1, {MAX_BUDGET:,}], not {budget}")
     start = time.monotonic()
-    deadline = start + time_limit
+    deadline = None if time_limit is None else start + time_limit
     say = progress or (lambda text: None)
     F = factor_table(m, length, eps)
     say("building seed codes")
-    seeds = seed_codes(m, deadline=start + 0.4 * time_limit)
+    seed_deadline = None if time_limit is None else start + 0.4 * time_limit
+    seeds = seed_codes(m, deadline=seed_deadline)
+    time_capped = seed_deadline is not None and time.monotonic() > seed_deadline
     rng = random.Random(seed)
     pool_words = {w for s in seeds for w in s.code.words}
     half = m // 2
@@ -466,18 +529,25 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
     runs = [best_seed] + [s for s in big if s is not best_seed]
     result_r, result_words, result_seed, result_moves = best_r, tuple(start_words), best_seed.name, Counter()
     origin = best_seed
+    steps = 0
     for k, s in enumerate(runs):
         now = time.monotonic()
-        if now >= deadline:
+        if deadline is not None and now >= deadline:
+            time_capped = True
             break
-        share = (deadline - now) / (len(runs) - k)
+        share = (budget - steps) // (len(runs) - k)  # this run's steps
+        until = None if deadline is None else now + (deadline - now) / (len(runs) - k)
         ls = LocalSearch(pool, m, F, cap)
         order = [index[w] for w in s.code.words]
-        if s.code.size > cap:  # an oversized seed: a random sub-code if time runs out while building it
+        if s.code.size > cap:  # an oversized seed: a random sub-code of half this run's steps, then the search
             rng.shuffle(order)
-        ls.start(order, deadline=now + share / 2)
+            order = order[:max(2, share // 2)]
+        time_capped |= ls.start(order, deadline=None if until is None else now + (until - now) / 2)
+        loaded = ls.t  # each word loaded is a step (the best seed is loaded whole)
         say(f"local search from {s.name} ({s.code.size} words)")
-        r, members = ls.run(now + share, rng, say)
+        r, members = ls.run(until, rng, say, steps=max(0, share - loaded))
+        steps += loaded + ls.steps
+        time_capped |= ls.time_capped
         result_moves.update(ls.moves)
         if r > result_r:
             result_r, result_words, result_seed, origin = r, tuple(pool[i] for i in members), s.name, s
@@ -495,7 +565,8 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float = 60.0, seed: 
     kept = set(code.words)
     seed_words = set(origin.code.words)
     return SearchResult(m, length, eps, code, final, result_seed, len(seed_words), len(kept - seed_words),
-                        len(seed_words - kept), scored, dict(result_moves), time.monotonic() - start)
+                        len(seed_words - kept), scored, dict(result_moves), time.monotonic() - start,
+                        seed, budget, steps, time_capped)
 
 
 def result_certificate(result: SearchResult, form: str = "auto", argument="best"):
@@ -511,7 +582,10 @@ def result_certificate(result: SearchResult, form: str = "auto", argument="best"
     bound = code_bound(result.code, plan, result.length, result.error, pairs=pairs)
     if bound.ratio != result.ratio:
         raise AssertionError(f"search ratio {result.ratio} differs from the plan's {bound.ratio}")
-    note = f"certify search --m {result.m}: {result.how()}"
+    options = f" --length {result.length}" if result.length != 3 else ""
+    options += f" --error-below {result.error}" if result.error != HALF else ""
+    note = (f"certify search --m {result.m}{options} --seed {result.seed_number} --budget {result.budget}: "
+            f"{result.how()}" + ("" if result.reproducible else " (cut short by the time limit: not reproducible)"))
     cert = rank_bound_certificate(result.code, plan, result.length, result.error, form, note=note, bound=bound,
                                   argument=argument)
     return cert, plan, bound

@@ -1,19 +1,23 @@
-"""Regenerate the table of certified bounds by m in docs/results.md (issue 10).
+"""Regenerate the table of certified bounds by m in docs/results.md (issues 10, 16).
 
-    python tests/benchmarks/results_table.py --time-limit 120
+    python tests/benchmarks/results_table.py
 
-For m = 8, 10, …, 32 (``--m-from/--m-to/--step``): run ``certify search`` in process
-(seed 0, ``--time-limit`` seconds), build the best code's certificate (compact form,
-best chains, the sharpest last step: trace–Frobenius, shifted or square, docs/math.md §5), write it, verify it with the stand-alone checker in a fresh process
-(``python certify/check.py --quiet``), and evaluate ``certify bounds --m`` (Theorem 1:
-the paper's closed form and the same argument evaluated exactly). Certificates for
-``m ≤ --commit-up-to`` (default 24) go to ``docs/results/mM.cert.json``; larger ones to
+For m = 8, 10, …, 36 (``--m-from/--m-to/--step``): run ``certify search`` in process
+(``--seed`` 0, ``--budget`` steps, the command's defaults), build the best code's
+certificate (compact form, best chains, the sharpest last step: trace–Frobenius, shifted
+or square, docs/math.md §5), write it, verify it with the stand-alone checker in a fresh
+process (``python certify/check.py --quiet``), and evaluate ``certify bounds --m``
+(Theorem 1: the paper's closed form and the same argument evaluated exactly). For
+``m ≤ --bracket-up-to`` (default 16) it also runs ``certify bracket`` on the new
+certificate with its default budget and keeps the verified table as
+``docs/results/bracket/mM.rankR.table.json`` (the upper side). Certificates for
+``m ≤ --commit-up-to`` (default: all) go to ``docs/results/mM.cert.json``; larger ones to
 ``--scratch`` (default a temporary folder). The block between the ``results:begin`` and
 ``results:end`` markers of docs/results.md is replaced by the new table.
 
-Times are wall-clock seconds on whatever machine runs this; the search is limited by
-time, so on a slower or busier machine it may stop at a weaker code. The certificates
-are what count: each one verifies on its own.
+The search and the bracket are budgeted by work, not time, so the same seed and budget
+give the same codes, certificates (byte for byte) and tables on any machine; only the
+times in the table depend on the machine.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from certify.bounds import values as B  # noqa: E402
 from certify.certificates.producer import write_certificate  # noqa: E402
+from certify.search import DEFAULT_BUDGET  # noqa: E402
 from certify.search.codes import result_certificate, search  # noqa: E402
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -61,9 +66,32 @@ def theorem1(m: int) -> tuple[str, str]:
     return closed_text, (f"{exact:,}" if isinstance(exact, int) else "—")
 
 
-def row(m: int, time_limit: float, out_dir: Path, committed: bool) -> dict:
+def upper(m: int, path: Path) -> dict:
+    """``certify bracket`` with its defaults on the certificate at ``path``: the verified table, written."""
+    from certify.bracket import upper_side, write_solution
+    from certify.kernels.audit import load_family
+
     t0 = time.perf_counter()
-    result = search(m, time_limit=time_limit, seed=0)
+    family = load_family(str(path))
+    result = upper_side(family)
+    seconds = time.perf_counter() - t0
+    best = result.best
+    if best is None:
+        return {"upper": None, "upper_s": seconds, "upper_iterations": result.iterations}
+    out = ROOT / "docs" / "results" / "bracket"
+    for old in out.glob(f"m{m}.rank*.table.json"):
+        old.unlink()
+    written = Path(write_solution(best, str(out)))
+    final = out / f"m{m}.{written.name}"
+    written.replace(final)
+    return {"upper": best.kernel_rank, "upper_s": seconds, "upper_iterations": result.iterations,
+            "upper_table": str(final.relative_to(ROOT)), "upper_denominator": best.denominator,
+            "upper_tried": result.tried}
+
+
+def row(m: int, budget: int, seed: int, out_dir: Path, committed: bool, bracket: bool) -> dict:
+    t0 = time.perf_counter()
+    result = search(m, seed=seed, budget=budget)
     searched = time.perf_counter() - t0
     t1 = time.perf_counter()
     cert, plan, bound = result_certificate(result, form="compact")
@@ -73,7 +101,8 @@ def row(m: int, time_limit: float, out_dir: Path, committed: bool) -> dict:
     wall, cpu, _ = verify_in_fresh_process(path)
     closed, exact = theorem1(m)
     ratio = bound.ratio
-    return {
+    extra = upper(m, path) if bracket else {"upper": None}
+    return extra | {
         "m": m, "code": result.code.description, "t": result.code.size,
         "weights": sorted({w.bit_count() for w in result.code.words}),
         "plan": [(d, list(g), str(bound.factors[d]), bound.pairs[d]) for d, g in plan.entries],
@@ -85,7 +114,8 @@ def row(m: int, time_limit: float, out_dir: Path, committed: bool) -> dict:
         "bytes": path.stat().st_size, "search_s": searched, "build_s": built,
         "verify_wall_s": wall, "verify_cpu_s": cpu, "closed_form": closed, "bounds_exact": exact,
         "how": result.how(), "file": str(path.relative_to(ROOT)) if committed else None,
-        "sha256": cert["sha256"],
+        "sha256": cert["sha256"], "seed": seed, "budget": budget, "steps": result.steps,
+        "reproducible": result.reproducible,
     }
 
 
@@ -93,13 +123,14 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
     lines = [
         BEGIN,
         "",
-        f"Generated by `python tests/benchmarks/results_table.py --time-limit {args.time_limit:g}` "
+        f"Generated by `python tests/benchmarks/results_table.py{args.command_options}` "
         f"on {time.strftime('%Y-%m-%d')} ({os.cpu_count()} cores; the machine was shared with other work, "
-        "so times are indicative).",
+        "so times are indicative; codes, certificates and tables are reproducible from the seed and budget).",
         "",
-        "| m | bound | last step | trace–Frobenius | t²/(t+ΣF⁻²) | code | t | chain plan: distance → gaps (F) | "
-        "family (inputs) | certificate | search | build | verify (CPU) | paper closed form | `certify bounds` exact |",
-        "| ---: | ---: | --- | ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| m | bound | upper (bracket) | last step | trace–Frobenius | t²/(t+ΣF⁻²) | code | t | "
+        "chain plan: distance → gaps (F) | family (inputs) | certificate | search | build | verify (CPU) | "
+        "paper closed form | `certify bounds` exact |",
+        "| ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         arg = r.get("argument")
@@ -107,15 +138,22 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
                 f"shifted, s = {arg['s']}" if arg["name"] == "shifted" else f"square, b = {arg['b']}, g = {arg['g']}")
         plan = "; ".join(f"{d} → {'+'.join(map(str, g))} ({f})" for d, g, f, _ in r["plan"])
         cert = f"[{r['bytes'] / 1024:,.0f} KiB]({Path(r['file']).relative_to('docs')})" if r["file"] else f"{r['bytes'] / 1024:,.0f} KiB"
+        up = (f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})" if r.get("upper") else
+              "not found" if "upper_s" in r else "—")
         lines.append(
-            f"| {r['m']} | **r ≥ {r['bound']}** | {step} | r ≥ {r.get('trace_frobenius', r['bound'])} | "
+            f"| {r['m']} | **r ≥ {r['bound']}** | {up} | {step} | r ≥ {r.get('trace_frobenius', r['bound'])} | "
             f"{r['ratio_float']:.3f} | {r['code']} | {r['t']:,} | {plan} | "
             f"{r['inputs']:,} | {cert} | {r['search_s']:.0f} s | {r['build_s']:.1f} s | {r['verify_wall_s']:.1f} s "
             f"({r['verify_cpu_s']:.1f} s) | {r['closed_form']} | {r['bounds_exact']} |")
-    lines += ["", "How each code was found (`certify search --m M --time-limit "
-              f"{args.time_limit:g}`, seed 0):", ""]
+    lines += ["", "How each code was found (`certify search --m M --seed S --budget N`, then "
+              "`certify rank-bound`'s compact form of the code):", ""]
     for r in rows:
-        lines.append(f"* m = {r['m']}: {r['how']}; exact ratio {r['ratio']}; sha256 `{r['sha256'][:16]}…`.")
+        seed = f"--seed {r['seed']} --budget {r['budget']}" if "budget" in r else "time-limited"
+        up = (f"; upper side `certify bracket docs/results/m{r['m']}.cert.json` (defaults): "
+              f"{r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s, entries multiples of "
+              f"1/{r['upper_denominator']:,}" if r.get("upper") else "")
+        lines.append(f"* m = {r['m']} (`{seed}`): {r['how']}; exact ratio {r['ratio']}; "
+                     f"sha256 `{r['sha256'][:16]}…`{up}.")
     lines += ["", END]
     return "\n".join(lines)
 
@@ -123,16 +161,21 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--m-from", type=int, default=8)
-    ap.add_argument("--m-to", type=int, default=32)
+    ap.add_argument("--m-to", type=int, default=36)
     ap.add_argument("--step", type=int, default=2)
-    ap.add_argument("--time-limit", type=float, default=120.0)
-    ap.add_argument("--commit-up-to", type=int, default=24)
+    ap.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="Steps of certify search per row.")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bracket-up-to", type=int, default=16, help="Run certify bracket on the rows with m ≤ this.")
+    ap.add_argument("--commit-up-to", type=int, default=64)
     ap.add_argument("--scratch", type=Path, default=None)
     ap.add_argument("--doc", type=Path, default=ROOT / "docs" / "results.md")
     ap.add_argument("--json", type=Path, default=None, help="Also write the rows as JSON here.")
     ap.add_argument("--previous", type=Path, default=None,
                     help="Rows (JSON, from --json) of an earlier run to keep in the table, e.g. smaller m.")
     args = ap.parse_args()
+    defaults = {"budget": DEFAULT_BUDGET, "seed": 0, "m_from": 8, "m_to": 36, "step": 2}
+    args.command_options = "".join(f" --{k.replace('_', '-')} {getattr(args, k)}" for k, v in defaults.items()
+                                   if getattr(args, k) != v)
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="certify-results-"))
     scratch.mkdir(parents=True, exist_ok=True)
     committed_dir = ROOT / "docs" / "results"
@@ -140,11 +183,12 @@ def main() -> None:
     rows = json.loads(args.previous.read_text()) if args.previous else []
     for m in range(args.m_from, args.m_to + 1, args.step):
         committed = m <= args.commit_up_to
-        r = row(m, args.time_limit, committed_dir if committed else scratch, committed)
+        r = row(m, args.budget, args.seed, committed_dir if committed else scratch, committed, m <= args.bracket_up_to)
         rows.append(r)
         print(f"m = {m}: r ≥ {r['bound']} (trace–Frobenius {r['trace_frobenius']}, {r['ratio_float']:.3f}) from "
               f"{r['t']:,} words; search {r['search_s']:.0f} s, "
-              f"build {r['build_s']:.1f} s, verify {r['verify_wall_s']:.1f} s", flush=True)
+              f"build {r['build_s']:.1f} s, verify {r['verify_wall_s']:.1f} s"
+              + (f"; bracket r ≤ {r['upper']} in {r['upper_s']:.0f} s" if r.get("upper") else ""), flush=True)
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
     text = args.doc.read_text(encoding="utf-8")
