@@ -88,6 +88,10 @@ __all__ = [
     "EXIT_REJECTED",
     "EXIT_MALFORMED",
     "EXIT_INTERNAL",
+    "EXIT_SIGINT",
+    "EXIT_SIGPIPE",
+    "EXIT_SIGTERM",
+    "guard_process",
     "CertificateError",
     "CertificateFormatError",
     "CertificateLimitError",
@@ -120,6 +124,8 @@ VERSION = 1
 COMPACT_VERSION = 2  # code + chain plan; the checker generates the family (section "compact certificates")
 
 EXIT_VERIFIED, EXIT_REJECTED, EXIT_MALFORMED, EXIT_INTERNAL = 0, 1, 2, 3
+#: Process faults, as Unix shells report signals (128 + signal number): Ctrl-C, a closed pipe, kill.
+EXIT_SIGINT, EXIT_SIGPIPE, EXIT_SIGTERM = 130, 141, 143
 
 # Limits (docs/certificate-format.md, "Limits"): every one is checked before the work it bounds.
 MAX_FILE_BYTES = 64 * 2**20  # larger families belong in a compact (plan-based) certificate
@@ -251,8 +257,8 @@ class Progress:
         self.tty = bool(self.stream is not None and getattr(self.stream, "isatty", lambda: False)())
         self.shown = False
 
-    def update(self, done: int, note: str = "") -> None:
-        """Report ``done`` units of work (cheap to call often: it only looks at the clock)."""
+    def update(self, done: int | None, note: str = "") -> None:
+        """Report ``done`` units of work, or only ``note`` if ``done`` is ``None`` (cheap to call often: it only looks at the clock)."""
         if self.stream is None:
             return
         now = time.monotonic()
@@ -260,8 +266,9 @@ class Progress:
             return
         self.next = now + (self.interval if self.tty else max(self.interval, 5.0))
         of = f"/{self.total:,}" if self.total else ""
-        pct = f" ({100 * done // self.total}%)" if self.total else ""
-        text = f"{self.label}: {done:,}{of}{pct}{' ' + note if note else ''}  [{now - self.start:.0f} s]"
+        pct = f" ({100 * done // self.total}%)" if self.total and done is not None else ""
+        count = "" if done is None else f"{done:,}{of}{pct}"
+        text = f"{self.label}: {count}{' ' if count and note else ''}{note}  [{now - self.start:.0f} s]"
         self._write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
         self.shown = True
 
@@ -1369,8 +1376,80 @@ def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None
     return EXIT_VERIFIED
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the process is, so that ``finally`` blocks run (temporary files removed)."""
+
+
+def _discard_stdout() -> None:
+    """Point file descriptor 1 at the null device: what is still buffered cannot fail again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def guard_process(work, prog: str) -> int:
+    """Run ``work()`` (which returns an exit code) and turn process faults into exit codes and one line.
+
+    * Ctrl-C (SIGINT) → ``EXIT_SIGINT`` (130); SIGTERM → ``EXIT_SIGTERM`` (143); ``finally``
+      blocks run first, so atomic writes leave no temporary file;
+    * standard output closed by its reader (``| head``, ``| grep -q``) → ``EXIT_SIGPIPE``
+      (141), silently, as Unix tools do;
+    * a write error on standard output (a full disk, ``> /dev/full``) → ``EXIT_MALFORMED``
+      (2) with the reason.
+
+    Standard output is flushed inside, so a buffered write that fails is caught here, not
+    at interpreter exit.
+    """
+    import signal
+
+    def terminated(signum, frame):
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except (ValueError, OSError):  # not the main thread: leave the embedding program's handlers alone
+        previous = None
+    try:
+        code = work()
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        _say_stderr(f"{prog}: interrupted (SIGINT)")
+        return EXIT_SIGINT
+    except _Terminated:
+        _say_stderr(f"{prog}: terminated (SIGTERM)")
+        return EXIT_SIGTERM
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_SIGPIPE
+    except OSError as exc:  # work() reports its own input and --out errors; what is left is writing stdout
+        _discard_stdout()
+        _say_stderr(f"{prog}: cannot write the output: {exc.strerror or exc}")
+        return EXIT_MALFORMED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _say_stderr(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python check.py [--quiet] [--json] [--] PATH``: verify one certificate; return the exit code."""
+    """``python check.py [--quiet] [--json] [--] PATH``: verify one certificate; return the exit code.
+
+    Exit codes: 0 verified, 1 rejected, 2 malformed or unreadable (or standard output cannot
+    be written), 3 internal contradiction; 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
+    """
+    return guard_process(lambda: _main(argv), "check.py")
+
+
+def _main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     rest = args[args.index("--") + 1:] if "--" in args else []  # after "--", a path, even one starting with "-"
     args = args[:args.index("--")] if "--" in args else args

@@ -813,7 +813,13 @@ def transcripts(m: int, s: int | None = None, n: int | None = None) -> Section:
         if q is not None:
             params["q"] = q
             bits = q * per_query
-            params["bits"] = list(_outward(bits.lower(), bits.upper()))
+            lo, hi = _outward(bits.lower(), bits.upper())
+            if math.isfinite(lo) and math.isfinite(hi):
+                params["bits"] = [lo, hi]
+            else:  # beyond the float range (m ≳ 1,231): its base-2 logarithm instead, so --json stays JSON
+                params["bits"] = None
+                params["bits_log2"] = list(_arb_log2(bits))
+                notes.append("bits = q·log₂(s+1) exceeds the float range; bits_log2 encloses its base-2 logarithm")
         else:
             notes.append("q = |C| is known only through log₂; bits = q·log₂(s+1) has "
                          f"log₂ in [{size.log2[0] + math.log2(params['bits_per_query'][0]):.2f}, "

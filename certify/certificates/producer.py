@@ -240,9 +240,11 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
             os.remove(tmp)
 
 
-def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> None:
-    """Write ``cert`` as UTF-8 JSON (atomically, never over a non-regular file: :func:`write_atomic`)."""
-    write_atomic(path, dumps(cert) + "\n")
+def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> bytes:
+    """Write ``cert`` as UTF-8 JSON (atomically, never over a non-regular file: :func:`write_atomic`); return the bytes."""
+    data = (dumps(cert) + "\n").encode("utf-8")
+    write_atomic(path, data)
+    return data
 
 
 def describe(cert: dict[str, Any]) -> list[str]:

@@ -6,40 +6,41 @@
 ``bracket`` (bracket).
 
 Exit codes (every command): 0 verified/solved, 1 rejected/not solved, 2 bad or
-unreadable input (one line on stderr), 3 internal contradiction.
+unreadable input or unwritable output (one line on stderr), 3 internal contradiction;
+130 Ctrl-C, 141 standard output closed by its reader, 143 SIGTERM.
 """
 from __future__ import annotations
 
+import errno
 import os
-import signal
 import sys
 
 import click
 
-from ..check import EXIT_INTERNAL, EXIT_MALFORMED, safe_output_streams
+from ..check import EXIT_INTERNAL, EXIT_MALFORMED, guard_process, safe_output_streams
 from . import bounds, bracket, certificates, constructions, kernels  # noqa: F401 - each registers its commands
 from .common import cli
 
 __all__ = ["cli", "main"]
 
 
-def _terminated(signum, frame) -> None:
-    """SIGTERM: unwind like an exception, so that atomic writes remove their temporary files."""
-    click.echo("certify: terminated (SIGTERM)", err=True)
-    raise SystemExit(128 + signum)
+#: errno values of a failed write (a full disk, a quota, an I/O error): bad output, exit 2, not a bug.
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EROFS}
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turn every failure into one line and an exit code.
 
-    SIGTERM (``kill``, a CI timeout) exits 143 after unwinding: ``finally`` blocks run, so no
-    ``OUT.tmp<pid>`` is left behind (SIGKILL cannot be caught; Ctrl-C is "aborted", exit 1).
+    Process faults (``certify.check.guard_process``, the same as ``check.py``): Ctrl-C exits
+    130 and SIGTERM 143 after unwinding (``finally`` blocks run, so no ``OUT.tmp<pid>`` is
+    left behind; SIGKILL cannot be caught); a closed standard output (``| head``) exits 141
+    silently; a write error on standard output (a full disk) exits 2 with the reason.
     """
     safe_output_streams()
-    try:
-        previous = signal.signal(signal.SIGTERM, _terminated)
-    except ValueError:  # not the main thread (an embedding program): leave its handlers alone
-        previous = None
+    sys.exit(guard_process(lambda: _run(argv), "certify"))
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         code = cli.main(args=argv, prog_name="certify", standalone_mode=False)
     except click.exceptions.UsageError as exc:
@@ -49,20 +50,27 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         click.echo(f"certify: error: {exc.format_message()}", err=True)
         code = exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("certify: aborted", err=True)
-        code = 1
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = 1
-    except Exception as exc:  # a bug: say so in one line, never a traceback
-        if os.environ.get("CERTIFY_DEBUG"):
-            raise
-        click.echo(f"certify: internal error: {type(exc).__name__}: {exc} (set CERTIFY_DEBUG=1 for a traceback)", err=True)
-        code = EXIT_INTERNAL
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    sys.exit(code if isinstance(code, int) else 0)
+    except click.exceptions.Abort:  # click's form of Ctrl-C
+        raise KeyboardInterrupt from None
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except SystemExit as exc:  # click turns a closed pipe (EPIPE) into exit 1 after pacifying stdout
+        from click.utils import PacifyFlushWrapper
 
+        if isinstance(sys.stdout, PacifyFlushWrapper):
+            raise BrokenPipeError from None
+        raise exc
+    except OSError as exc:
+        if exc.errno in _WRITE_ERRNOS:
+            raise  # guard_process: "cannot write the output", exit 2
+        return _internal(exc)
+    except Exception as exc:  # a bug: say so in one line, never a traceback
+        return _internal(exc)
+    return code if isinstance(code, int) else 0
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("CERTIFY_DEBUG"):
+        raise exc
+    click.echo(f"certify: internal error: {type(exc).__name__}: {exc} (set CERTIFY_DEBUG=1 for a traceback)", err=True)
+    return EXIT_INTERNAL

@@ -67,7 +67,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
     bar = Progress("certify bracket")
     try:
         result = upper_side(family, seed=seed, restarts=restarts, iterations=iterations, start=start, lowest=lowest,
-                            progress=lambda text: bar.update(0, text))
+                            progress=lambda text: bar.update(None, text))
     except (KernelContradiction, LPError) as exc:
         raise Contradiction(str(exc)) from None
     finally:

@@ -7,7 +7,7 @@ import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
 from ..search import DEFAULT_BUDGET
-from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli
+from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, refuse_same_file
 
 
 _ARGUMENT_OPTION = click.option(
@@ -87,6 +87,8 @@ def verify(path: str, quiet: bool, as_json: bool, expand: str | None) -> int:
     Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
     (rejected, naming the failing step) or 2 (unreadable or malformed).
     """
+    if expand:
+        refuse_same_file(path, expand, "--expand")
     kept: list = []
     code = run(path, quiet=quiet, as_json=as_json, keep=kept)
     if code == EXIT_VERIFIED and expand:
@@ -174,6 +176,7 @@ def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
     from ..certificates.compact import write_family
     from ..check import load
 
+    refuse_same_file(path, out, "--out")
     try:
         doc = load(path)
         verified = check(doc)
@@ -327,7 +330,7 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     progress = Progress(f"certify search --m {m}")
     try:
         error = parse_error(error_text)
-        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(0, note),
+        result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(None, note),
                         budget=budget)
         cert, plan, bound = result_certificate(result, argument=argument)
     except (ValueError, SearchError, CertificateBuildError) as exc:

@@ -10,9 +10,9 @@ import os
 import click
 
 from .. import __version__
-from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError, check_file
+from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError
 
-__all__ = ["cli", "InputError", "Rejected", "Contradiction"]
+__all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file"]
 
 
 class InputError(click.ClickException):
@@ -50,18 +50,29 @@ def _write_and_reverify(cert: dict, out: str, proved: int):
     certificate or proves a different bound (either would be a bug).
     """
     from ..certificates.producer import write_certificate
+    from ..check import check, loads
 
     try:
-        write_certificate(cert, out)
+        data = write_certificate(cert, out)
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    try:
-        verified = check_file(out)
+    try:  # the bytes this process wrote, not the path again: another process cannot change the verdict
+        verified = check(loads(data))
     except CertificateError as exc:
         raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
     if verified.proved != proved:
         raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
-    return verified, os.path.getsize(out)
+    return verified, len(data)
+
+
+def refuse_same_file(source: str, out: str, option: str) -> None:
+    """Exit 2 if writing ``out`` would replace the file ``source`` that is being read (e.g. ``verify X --expand X``)."""
+    try:
+        same = os.path.exists(out) and os.path.samefile(source, out)
+    except OSError:
+        same = False
+    if same or os.path.abspath(source) == os.path.abspath(out):
+        raise InputError(f"{option} {out} is the input file itself; choose another output path")
 
 
 def _echo_written(title: str, cert: dict, out: str, verified, extra: list[str] = ()) -> None:

@@ -376,6 +376,11 @@ class LocalSearch:
         best = (self.ratio(), tuple(np.flatnonzero(self.member)))
         while self.steps < limit and not timed_out():
             self.steps += 1
+            if progress and not self.steps & 63:  # a status line every few seconds (Progress looks at the clock)
+                r = best[0]
+                progress(f"step {self.steps:,}{'' if steps is None else f'/{steps:,}'}: {self.t:,} words, "
+                         f"{sum(v for k, v in self.moves.items() if k != 'kick'):,} moves, {self.moves['kick']:,} "
+                         f"restarts, best R = {r.numerator / r.denominator:.4f} (r ≥ {r.numerator // r.denominator + 1})")
             r0 = self.ratio()
             moved = False
             x = self._best_add() if self.t < self.cap else None
@@ -404,8 +409,6 @@ class LocalSearch:
                         self.toggle(y, self.delta(y))
             if self.ratio() > best[0]:
                 best = (self.ratio(), tuple(np.flatnonzero(self.member)))
-                if progress:
-                    progress(f"R = {float(best[0]):.4f} with {self.t} words")
             if not moved:  # a local optimum: remove 5–30% of the words at random, keep them out for a while
                 members = list(np.flatnonzero(self.member))
                 self.tabu[:] = False
