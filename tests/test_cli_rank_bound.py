@@ -132,3 +132,14 @@ def test_expanding_a_certificate_checks_it_once(tmp_path, monkeypatch, args, nam
     assert len(calls) == 1
     fam = json.loads(out.read_text())
     assert fam["from_certificate"] == json.loads(cert.read_text())["sha256"] and fam["family"]["inputs"]
+
+
+@pytest.mark.parametrize("args,inputs", [(["--code", "hadamard24", "--length", "1000"], "12,132"),
+                                         (["--code", "golay24"], "13,268,976")])
+def test_an_explicit_form_over_the_checker_s_file_limit_is_refused_before_it_is_built(tmp_path, args, inputs):
+    """Issue 18: these built GBs in memory (and a 463 MB file the checker refuses); now exit 2 from the counts alone."""
+    out = tmp_path / "x.json"
+    proc = run_cli("rank-bound", *args, "--form", "explicit", "--out", str(out))
+    assert_one_line_error(proc, 2)
+    assert f"would have {inputs} inputs" in proc.stderr and "use --form compact" in proc.stderr
+    assert not out.exists()

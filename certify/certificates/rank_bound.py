@@ -106,6 +106,7 @@ def rank_bound_certificate(
                                                     argument=argument))
     if code.weight is None:
         raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
+    explicit_size_or_refuse(code, plan, length)
     try:
         family = build_planned_family(code, plan, length)
     except WitnessError as exc:
@@ -120,6 +121,30 @@ def rank_bound_certificate(
     if cert["arithmetic"]["rank_at_least"] != bound.rank_at_least:
         raise AssertionError(f"explicit family proves r ≥ {cert['arithmetic']['rank_at_least']}, distance count says {bound.rank_at_least}")
     return _spellable(cert)
+
+
+def explicit_size_or_refuse(code, plan: GapPlan, length: int) -> int:
+    """A lower bound on the explicit certificate's size in bytes, from the family's counts alone; refuse past the checker's limit.
+
+    Each input lists ``length`` tokens of ``m`` characters plus quotes and a comma, so the
+    file has at least ``inputs · length · (m + 3)`` bytes. Over ``MAX_FILE_BYTES`` (64 MiB)
+    the checker would refuse the file, so it is not built (issue 18: golay24's explicit
+    family passed 6.6 GB of memory before).
+
+    Raises
+    ------
+    CertificateBuildError
+        Naming the estimate and suggesting the compact form.
+    """
+    from ..check import MAX_FILE_BYTES
+
+    _, inputs = planned_counts(code, plan)
+    at_least = inputs * length * (code.length + 3)
+    if at_least > MAX_FILE_BYTES:
+        raise CertificateBuildError(
+            f"the explicit certificate would have {inputs:,} inputs of length {length}, at least {at_least / 2**20:,.0f} MiB; "
+            f"the checker reads at most {MAX_FILE_BYTES // 2**20} MiB: use --form compact")
+    return at_least
 
 
 def _spellable(cert: dict[str, Any]) -> dict[str, Any]:
