@@ -99,7 +99,9 @@ def rank_bound_certificate(
     if bound is None:
         bound = code_bound(code, plan, length, error)  # validates the plan against the code first
     if form == "auto":
-        small = code.weight is not None and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS
+        # each query has a chain to t − 1 distinct complement keys, each in an input: inputs ≥ t(t − 1)
+        small = (code.weight is not None and code.size * (code.size - 1) <= EXPLICIT_MAX_INPUTS
+                 and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS)
         form = "explicit" if small else "compact"
     if form == "compact":
         return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound,
