@@ -1348,7 +1348,8 @@ def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None
     except CertificateError as exc:
         label = {EXIT_MALFORMED: "MALFORMED", EXIT_REJECTED: "REJECTED", EXIT_INTERNAL: "INTERNAL CONTRADICTION"}[exc.exit_code]
         if as_json:
-            print(json.dumps({"status": label.lower(), "step": exc.step, "reason": str(exc), "exit": exc.exit_code}))
+            print(json.dumps({"status": label.lower(), "step": exc.step, "reason": str(exc), "exit": exc.exit_code},
+                             allow_nan=False))
         print(f"{label}: {exc}", file=sys.stderr)
         return exc.exit_code
     except MemoryError:
@@ -1368,7 +1369,7 @@ def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None
                "counts": result.counts, "exit": EXIT_VERIFIED}
         if result.argument is not None:
             out["argument"] = result.argument_json()
-        print(json.dumps(out))
+        print(json.dumps(out, allow_nan=False))
     elif not quiet:
         print(result.summary())
     if keep is not None:

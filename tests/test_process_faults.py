@@ -104,3 +104,25 @@ def test_verify_expand_onto_its_own_input_is_refused_before_anything_is_written(
         proc = subprocess.run(CERTIFY + argv, capture_output=True, text=True, env=_env(), cwd=ROOT)
         assert proc.returncode == 2 and "is the input file itself" in _one_line(proc.stderr)
         assert cert.read_bytes() == before
+
+
+@pytest.mark.parametrize("args", [
+    ["rank-nine", "--out", "{tmp}/r.json", "--no-sharper", "--json"],
+    ["verify", str(CORPUS / "valid" / "rank_nine_paper.json"), "--json"],
+    ["verify", str(CORPUS / "invalid" / "paper_chains_claim_raised_to_ten.json"), "--json"],
+    ["family", "jumps", "--code", "rank-nine", "--out", "{tmp}/f.json", "--json"],
+    ["unique-minimizer", "--out", "{tmp}/u.json", "--json"],
+    ["rank-bound", "--code", "hadamard:12", "--out", "{tmp}/h.json", "--json"],
+    ["search", "--m", "8", "--budget", "50", "--out", "{tmp}/s.json", "--json"],
+    ["bounds", "--m", "200", "--json"],
+    ["check-kernel", str(ROOT / "docs" / "examples" / "rank15_solves.npz"), "--json"],
+    ["construction", "rank-one", "--m", "3", "--length", "3", "--json"],
+    ["bracket", str(CORPUS / "valid" / "shifted_rank_nine_direct.json"), "--start-rank", "15", "--lowest-rank", "15",
+     "--restarts", "1", "--json"],
+], ids=lambda a: a[0])
+def test_every_command_s_json_is_strict_json(args, tmp_path):
+    """No NaN or Infinity anywhere (json.dumps(allow_nan=False) in every command): strict parsers accept it all."""
+    proc = subprocess.run(CERTIFY + [a.replace("{tmp}", str(tmp_path)) for a in args], capture_output=True, text=True,
+                          env=_env(), cwd=ROOT)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert isinstance(_strict(proc.stdout), dict)

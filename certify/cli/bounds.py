@@ -1,12 +1,10 @@
 """``certify bounds``: the paper's bounds at a given m (values in :mod:`certify.bounds.values`)."""
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import InputError, cli
+from .common import InputError, cli, strict_json
 
 
 def _parse_range(text: str) -> range:
@@ -84,7 +82,7 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
                 except OSError as exc:
                     raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None
             if as_json:
-                click.echo(json.dumps({"schema": "certify.bounds-range/1", "columns": ["m", *B.RANGE_COLUMNS], "rows": rows}))
+                click.echo(strict_json({"schema": "certify.bounds-range/1", "columns": ["m", *B.RANGE_COLUMNS], "rows": rows}))
             else:
                 for line in render_range(rows):
                     click.echo(line)
@@ -95,7 +93,7 @@ def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     except B.BoundsInputError as exc:
         raise InputError(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(B.to_json(result)))
+        click.echo(strict_json(B.to_json(result)))
     else:
         for line in render_text(result):
             click.echo(line)

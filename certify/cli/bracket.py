@@ -1,12 +1,10 @@
 """``certify bracket``: the certified lower bound next to the smallest verified solution found (issue 16)."""
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import Contradiction, InputError, cli
+from .common import Contradiction, InputError, cli, strict_json
 
 
 @cli.command("bracket")
@@ -93,11 +91,11 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
         from ..certificates.producer import write_atomic
 
         try:
-            write_atomic(f"{out_dir}/bracket.json", json.dumps(doc) + "\n")
+            write_atomic(f"{out_dir}/bracket.json", strict_json(doc) + "\n")
         except OSError as exc:
             raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
     if as_json:
-        click.echo(json.dumps(doc))
+        click.echo(strict_json(doc))
         return EXIT_VERIFIED if best is not None else 1
     low = "none (a family without a certificate)" if family.certified_bound is None else f"r ≥ {family.certified_bound}"
     click.echo(f"certify bracket ({family.source})")

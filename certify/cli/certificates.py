@@ -1,13 +1,11 @@
 """Commands that build or read certificates: rank-nine, verify, rank-bound, search, unique-minimizer, family."""
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
 from ..search import DEFAULT_BUDGET
-from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, refuse_same_file
+from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, refuse_same_file, strict_json
 
 
 _ARGUMENT_OPTION = click.option(
@@ -56,7 +54,7 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
     if sharp is not None:
         sharp_verified, _ = _write_and_reverify(sharp, sharper_out, proved_bound(sharp))
     if as_json:
-        click.echo(json.dumps({
+        click.echo(strict_json({
             "claim": cert["claim"], "chains": plan, "out": out, "sha256": cert["sha256"],
             "counts": verified.counts, "arithmetic": cert["arithmetic"], "verified": True,
             "sharper": None if sharp is None else {
@@ -157,7 +155,7 @@ def family_cmd(kind, from_cert, out, as_json, **options) -> int:
     inputs = doc["family"]["inputs"]
     lengths = sorted({len(x["tokens"]) for x in inputs})
     if as_json:
-        click.echo(json.dumps({"kind": kind, "out": out, "m": doc["m"], "parameters": doc["parameters"],
+        click.echo(strict_json({"kind": kind, "out": out, "m": doc["m"], "parameters": doc["parameters"],
                                "counts": doc["counts"], "lengths": lengths}))
         return EXIT_VERIFIED
     click.echo(f"certify family {kind}")
@@ -187,7 +185,7 @@ def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
     if as_json:
-        click.echo(json.dumps({"from": path, "sha256": doc["sha256"], "out": out, "inputs": count,
+        click.echo(strict_json({"from": path, "sha256": doc["sha256"], "out": out, "inputs": count,
                                "rank_at_least": verified.rank_at_least}))
         return EXIT_VERIFIED
     click.echo(f"certify family --from {path}")
@@ -225,7 +223,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
         raise InputError(f"--code {code}: {exc}") from None
     verified, _ = _write_and_reverify(cert, out, proved_bound(cert))
     if as_json:
-        click.echo(json.dumps({"claim": cert["claim"], "code": code, "chains": chains, "out": out,
+        click.echo(strict_json({"claim": cert["claim"], "code": code, "chains": chains, "out": out,
                                "sha256": cert["sha256"], "counts": verified.counts, "arithmetic": cert["arithmetic"],
                                "argument": cert.get("argument"), "verified": True}))
     else:
@@ -281,7 +279,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
     out = out or f"{code_name(code_spec)}.cert.json"
     verified, size = _write_and_reverify(cert, out, proved_bound(cert))
     if as_json:
-        click.echo(json.dumps({
+        click.echo(strict_json({
             "claim": cert["claim"], "code": code_spec, "chains": plan_name, "plan": plan.to_json(),
             "version": cert["version"], "out": out, "bytes": size, "sha256": cert["sha256"],
             "counts": verified.counts, "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
@@ -341,7 +339,7 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     verified, size = _write_and_reverify(cert, out, proved_bound(cert))
     best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
     if as_json:
-        click.echo(json.dumps({
+        click.echo(strict_json({
             "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
             "seed": seed, "budget": budget, "steps": result.steps, "time_capped": result.time_capped,
             "reproducible": result.reproducible,

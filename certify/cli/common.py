@@ -12,7 +12,7 @@ import click
 from .. import __version__
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError
 
-__all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file"]
+__all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file", "strict_json"]
 
 
 class InputError(click.ClickException):
@@ -63,6 +63,13 @@ def _write_and_reverify(cert: dict, out: str, proved: int):
     if verified.proved != proved:
         raise Contradiction(f"the producer says r ≥ {proved}, the checker says r ≥ {verified.proved}")
     return verified, len(data)
+
+
+def strict_json(doc) -> str:
+    """``json.dumps`` that refuses ``NaN`` and ``Infinity`` (not JSON; strict parsers reject them): a bug, exit 3."""
+    import json
+
+    return json.dumps(doc, allow_nan=False)
 
 
 def refuse_same_file(source: str, out: str, option: str) -> None:

@@ -1,12 +1,10 @@
 """Commands that check constructions and identities: construction, identities."""
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import Contradiction, InputError, cli
+from .common import Contradiction, InputError, cli, strict_json
 
 
 @cli.command("construction")
@@ -65,7 +63,7 @@ def construction_cmd(name, m, length, degree, rank, family_path, out, as_json) -
     except ConstructionError as exc:
         raise Contradiction(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(strict_json(result.to_json()))
     else:
         click.echo(f"certify construction {name}")
         for line in render_result(result):
@@ -99,7 +97,7 @@ def _construction_rank15(family_path: str | None, out: str | None, as_json: bool
                "max_error": format_rational(report.max_error), "inputs_checked": report.family["inputs"],
                "kernel_rank": report.kernel_rank, "feature_width": len(table["queries"]),
                "base": format_rational(table["base"]), "out": out, "check_kernel": report.to_json()}
-        click.echo(json.dumps(doc))
+        click.echo(strict_json(doc))
     else:
         click.echo("certify construction rank15")
         for line in render_one_hot(table, report, out):
@@ -127,7 +125,7 @@ def identities_cmd(as_json: bool) -> int:
     bar.close()
     ok = all(r.holds for r in results)
     if as_json:
-        click.echo(json.dumps({"schema": "certify.identities/1", "sympy": sympy.__version__, "all_hold": ok,
+        click.echo(strict_json({"schema": "certify.identities/1", "sympy": sympy.__version__, "all_hold": ok,
                                "identities": [r.to_json() for r in results]}))
         return EXIT_VERIFIED if ok else 1
     click.echo(f"certify identities  (sympy {sympy.__version__}: lhs − rhs simplified to 0)")

@@ -1,13 +1,12 @@
 """Commands on kernel tables: check-kernel and train."""
 from __future__ import annotations
 
-import json
 import os
 
 import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED
-from .common import Contradiction, InputError, cli
+from .common import Contradiction, InputError, cli, strict_json
 
 
 @cli.command("check-kernel")
@@ -29,7 +28,7 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
     if isinstance(result, str):
         raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(strict_json(result.to_json()))
     else:
         click.echo(f"certify check-kernel {table}")
         for line in result.text():
@@ -108,7 +107,7 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
         except OSError as exc:
             raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None
     if as_json:
-        click.echo(json.dumps(to_json(fam, config, results, construction, out_dir, env)))
+        click.echo(strict_json(to_json(fam, config, results, construction, out_dir, env)))
     else:
         for line in render_text(fam, config, results, construction, out_dir):
             click.echo(line)

@@ -8,7 +8,7 @@ certificate (compact form, best chains, the sharpest last step: trace–Frobeniu
 or square, docs/math.md §5), write it, verify it with the stand-alone checker in a fresh
 process (``python certify/check.py --quiet``), and evaluate ``certify bounds --m``
 (Theorem 1: the paper's closed form and the same argument evaluated exactly). For
-``m ≤ --bracket-up-to`` (default 16) it also runs ``certify bracket`` on the new
+``m ≤ --bracket-up-to`` (default 18) it also runs ``certify bracket`` on the new
 certificate with its default budget and keeps the verified table as
 ``docs/results/bracket/mM.rankR.table.json`` (the upper side). Certificates for
 ``m ≤ --commit-up-to`` (default: all) go to ``docs/results/mM.cert.json``; larger ones to
@@ -165,7 +165,8 @@ def main() -> None:
     ap.add_argument("--step", type=int, default=2)
     ap.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="Steps of certify search per row.")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--bracket-up-to", type=int, default=16, help="Run certify bracket on the rows with m ≤ this.")
+    ap.add_argument("--bracket-up-to", type=int, default=18,
+                    help="Run certify bracket on the rows with m ≤ this (m = 18 alone takes about 26 minutes).")
     ap.add_argument("--commit-up-to", type=int, default=64)
     ap.add_argument("--scratch", type=Path, default=None)
     ap.add_argument("--doc", type=Path, default=ROOT / "docs" / "results.md")
@@ -173,7 +174,7 @@ def main() -> None:
     ap.add_argument("--previous", type=Path, default=None,
                     help="Rows (JSON, from --json) of an earlier run to keep in the table, e.g. smaller m.")
     args = ap.parse_args()
-    defaults = {"budget": DEFAULT_BUDGET, "seed": 0, "m_from": 8, "m_to": 36, "step": 2}
+    defaults = {"budget": DEFAULT_BUDGET, "seed": 0, "m_from": 8, "m_to": 36, "step": 2, "bracket_up_to": 18}
     args.command_options = "".join(f" --{k.replace('_', '-')} {getattr(args, k)}" for k, v in defaults.items()
                                    if getattr(args, k) != v)
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="certify-results-"))
