@@ -61,9 +61,12 @@ def test_a_reader_that_closes_the_pipe_gets_141_or_0_and_no_traceback(argv):
                                        (CERTIFY + ["search", "--m", "20", "--budget", "10000000"], "certify")],
                          ids=["check.py", "certify search"])
 def test_a_signal_mid_run_is_128_plus_its_number_with_one_line(argv, prog, sig, code, word, tmp_path):
+    # A shell starts background jobs with SIGINT ignored, and Python then keeps it ignored (as it should):
+    # give the child the default disposition, as a terminal's foreground job has.
     proc = subprocess.Popen(argv + (["--out", str(tmp_path / "s.json")] if prog == "certify" else []),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            env=_env(CERTIFY_PROGRESS="1"))  # progress at once: the first line says it is working
+                            env=_env(CERTIFY_PROGRESS="1"),  # progress at once: the first line says it is working
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first = proc.stderr.readline()
     assert first.strip(), "no progress line"
     proc.send_signal(sig)
