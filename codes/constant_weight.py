@@ -16,6 +16,7 @@ codes.constant_weight.CodeError: words 0 ('1100') and 1 ('1010') have directed d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 from typing import Iterable, Iterator
 
 from .tokens import TokenFormatError, directed_distance, from_bits, to_bits
@@ -26,6 +27,7 @@ __all__ = [
     "ConstantWeightCode",
     "verify_code",
     "greedy_code",
+    "greedy_scan_bound",
     "colex_words",
 ]
 
@@ -157,6 +159,25 @@ def colex_words(length: int, weight: int) -> Iterator[int]:
         x = (((ripple ^ x) >> 2) // low) | ripple
 
 
+def greedy_scan_bound(length: int, weight: int, min_distance: int, cap: int | None = None) -> int:
+    """An upper bound on the distance checks of :func:`greedy_code`, from its arguments alone.
+
+    Each of the ``C(M, w)`` candidates is compared with at most ``size`` kept words, and
+    ``size ≤ C(M, w − Δ + 1) / C(w, w − Δ + 1)`` (two words at directed distance ``≥ Δ``
+    share no ``(w − Δ + 1)``-subset; the packing bound), at most ``cap`` when capped.
+    Conflicts usually end a candidate's comparisons early, so the real count is often far
+    lower. With ``Δ = 1`` every word is kept, without comparisons (one step per candidate).
+    """
+    n = comb(length, weight)
+    if min_distance <= 1:  # every other word of the weight is at directed distance ≥ 1: kept without comparisons
+        return n
+    k = weight - min_distance + 1
+    size = n if k < 1 else min(n, comb(length, k) // comb(weight, k))
+    if cap is not None:
+        size = min(size, cap)
+    return n * size
+
+
 def greedy_code(
     length: int, weight: int, min_distance: int, cap: int | None = None
 ) -> ConstantWeightCode:
@@ -196,7 +217,12 @@ def greedy_code(
     if cap is not None and (not isinstance(cap, int) or cap < 1):
         raise CodeError(f"Argument 'cap' must be a positive int, not {cap!r}")
     words: list[int] = []
-    for x in colex_words(length, weight):
+    if min_distance == 1:  # distinct words of one weight are at directed distance ≥ 1: the scan keeps them all
+        for x in colex_words(length, weight):
+            words.append(x)
+            if cap is not None and len(words) >= cap:
+                break
+    for x in (() if min_distance == 1 else colex_words(length, weight)):
         for u in reversed(words):  # a conflict is likeliest with a recent word: ≈ 3× faster, same result
             if (x & ~u).bit_count() < min_distance:
                 break

@@ -72,6 +72,10 @@ __all__ = [
 #: ``C(M, W)`` above this is refused for ``lexicode:M:W:D`` (the greedy scan visits every word;
 #: ``C(24, 12) = 2,704,156`` takes seconds to half a minute, depending on ``D``).
 MAX_LEXICODE_SCAN = 3_000_000
+#: lexicode and greedy specs: at most this many distance checks by the scan's upper bound
+#: (:func:`codes.constant_weight.greedy_scan_bound`): ``lexicode:24:12:1`` (7.3·10¹² checks, the
+#: whole layer kept) ran for over 300 s with no output; docs/performance.md gives the figures.
+MAX_GREEDY_SCAN_WORK = 10**10
 #: Code files: at most this many bytes, words and coordinates.
 MAX_CODE_FILE_BYTES = 16 * 2**20
 MAX_CODE_WORDS = 20_000
@@ -117,8 +121,21 @@ def lexicode(M: int, W: int, D: int) -> ConstantWeightCode:
             f"code {spec!r}: the greedy scan would visit C({M}, {W}) = {comb(M, W):,} words; "
             f"at most {MAX_LEXICODE_SCAN:,} (use a code file, or certify search)"
         )
+    _refuse_long_scan(spec, M, W, D)
     code = greedy_code(M, W, D)
     return ConstantWeightCode(M, W, code.words, f"lexicode {M}:{W}:{D} (greedy colex code, maximal)")
+
+
+def _refuse_long_scan(spec: str, M: int, W: int, D: int, cap: int | None = None) -> None:
+    """Refuse, before scanning, a greedy scan whose bound exceeds ``MAX_GREEDY_SCAN_WORK`` checks."""
+    from .constant_weight import greedy_scan_bound
+
+    work = greedy_scan_bound(M, W, D, cap)
+    if work > MAX_GREEDY_SCAN_WORK:
+        raise CodeSpecError(
+            f"code {spec!r}: the greedy scan could take up to {work:.2e} distance checks (C({M}, {W}) = "
+            f"{comb(M, W):,} candidates, each against up to {work // comb(M, W):,} kept words); at most "
+            f"{MAX_GREEDY_SCAN_WORK:.0e}: use a larger distance, a cap T, a code file, or certify search")
 
 
 def read_code_file(path: str | os.PathLike) -> BinaryCode | ConstantWeightCode:
@@ -216,6 +233,7 @@ def _spec_code(spec: str) -> ConstantWeightCode:
             raise CodeSpecError(f"code {spec!r}: need an even M in [2, {MAX_SPEC_LENGTH}] and 1 ≤ Δ ≤ M/2")
         if cap and cap[0] < 1:
             raise CodeSpecError(f"code {spec!r}: T must be ≥ 1, not {cap[0]}")
+        _refuse_long_scan(spec, M, M // 2, delta, cap[0] if cap else None)
         return greedy_code(M, M // 2, delta, cap[0] if cap else None)
     else:
         raise CodeSpecError(f"unknown code {spec!r}")

@@ -2,6 +2,8 @@
 from math import comb
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codes import (
     BinaryCode,
@@ -122,3 +124,38 @@ def test_bad_specs_name_the_problem(spec):
 
     with pytest.raises(CodeError):
         load_code(spec)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(4, 11).flatmap(lambda M: st.tuples(st.just(M), st.integers(1, M - 1))).flatmap(
+    lambda mw: st.tuples(st.just(mw[0]), st.just(mw[1]), st.integers(1, min(mw[1], mw[0] - mw[1])))))
+def test_the_greedy_scan_bound_bounds_the_code_it_scans_for(mwd):
+    """Issue 18: the bound used to refuse long scans up front. Its size factor is the packing bound, so the
+    greedy code never exceeds it; with Δ = 1 the scan keeps the whole layer."""
+    from codes.constant_weight import colex_words, greedy_scan_bound
+
+    M, W, D = mwd
+    code = greedy_code(M, W, D)
+    n = comb(M, W)
+    assert code.size <= greedy_scan_bound(M, W, D) // n or D == 1
+    if D == 1:
+        assert code.words == tuple(colex_words(M, W)) and greedy_scan_bound(M, W, 1) == n
+
+
+@pytest.mark.parametrize("spec", ["lexicode:24:12:4", "lexicode:22:11:2", "greedy:24:2"])
+def test_a_greedy_scan_over_the_work_limit_is_refused_before_it_starts(spec):
+    with pytest.raises(CodeSpecError, match="the greedy scan could take up to"):
+        load_code(spec)
+
+
+def test_the_lexicode_seeds_of_certify_search_stay_under_the_limit():
+    """The search's seeds (m ≤ 20, D ≥ 2) must not be refused: the committed results depend on them."""
+    from codes.constant_weight import greedy_scan_bound
+    from codes.library import MAX_GREEDY_SCAN_WORK
+
+    for m in range(4, 21):
+        half = m // 2
+        if comb(m, half) <= 200_000:
+            for D in range(2, half // 2 + 2):
+                if D <= min(half, m - half):
+                    assert greedy_scan_bound(m, half, D) <= MAX_GREEDY_SCAN_WORK
