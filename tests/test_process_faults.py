@@ -67,10 +67,15 @@ def test_a_signal_mid_run_is_128_plus_its_number_with_one_line(argv, prog, sig, 
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env=_env(CERTIFY_PROGRESS="1"),  # progress at once: the first line says it is working
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    first = proc.stderr.readline()
-    assert first.strip(), "no progress line"
-    proc.send_signal(sig)
-    out, err = proc.communicate(timeout=120)
+    try:
+        first = proc.stderr.readline()
+        assert first.strip(), "no progress line"
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=120)
+    finally:  # a failing run must not leave the process behind
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == code
     assert err.strip().splitlines()[-1] == f"{prog}: {word}" and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []  # nothing written, no temporary file left
