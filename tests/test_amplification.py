@@ -58,3 +58,24 @@ def test_chain_factor_refuses_weak_or_inexact_steps():
 
 def test_levels_from_gaps():
     assert levels_from_gaps((3, 3)) == (0, 3, 6)
+
+
+@pytest.mark.parametrize("n,eps", [(3, Fraction(1, 2)), (5, Fraction(1, 2)), (3, Fraction(1, 3))])
+@given(d=st.integers(1, 11), prefer=st.sets(st.integers(1, 10), max_size=5))
+def test_best_split_is_the_documented_argmax_tie_breaks_included(n, eps, d, prefer):
+    """The DP (on ints when every μ_g is an integer, as at n = 3, ε = 1/2; on Fractions otherwise) returns
+    exactly the brute-force argmax of (factor, −jumps, preferred inner levels, gaps lexicographically)."""
+    best = None
+    for gaps in compositions(d):
+        mus = [domination_factor(g, n, eps) for g in gaps]
+        if not all(m >= 1 for m in mus):
+            continue
+        levels = levels_from_gaps(gaps)[1:-1]
+        key = (reduce(lambda x, y: x * y, mus, Fraction(1)), -len(gaps), sum(v in prefer for v in levels), gaps)
+        best = key if best is None or key > best else best
+    if best is None:
+        with pytest.raises(ValueError):
+            best_split(d, n, eps, prefer=prefer)
+        return
+    factor, gaps = best_split(d, n, eps, prefer=prefer)
+    assert type(factor) is Fraction and (factor, gaps) == (best[0], best[3])

@@ -88,9 +88,11 @@ def best_split(
         raise ValueError(f"Argument 'rise' must be an int ≥ 1, not {rise!r}")
     favour = frozenset(prefer)
     mus = [Fraction(0)] + [domination_factor(g, length, eps) if factor is None else factor(g) for g in range(1, rise + 1)]
+    if all(m.denominator == 1 for m in mus):  # integer factors (n = 3, ε = 1/2: μ_g = g − 1): the same DP on ints,
+        mus = [m.numerator for m in mus]     # exactly the same comparisons, without Fraction's gcd per step
     # best[a] = (factor, -jumps, preferred levels, gaps) of the best chain from level a to rise.
-    best: list[tuple[Fraction, int, int, tuple[int, ...]] | None] = [None] * (rise + 1)
-    best[rise] = (Fraction(1), 0, 0, ())
+    best: list[tuple[Fraction | int, int, int, tuple[int, ...]] | None] = [None] * (rise + 1)
+    best[rise] = (1, 0, 0, ()) if isinstance(mus[0], int) else (Fraction(1), 0, 0, ())
     for a in range(rise - 1, -1, -1):
         top = None
         for g in range(rise - a, 0, -1):
@@ -104,7 +106,7 @@ def best_split(
         best[a] = top
     if best[0] is None:
         raise ValueError(f"no split of an overlap rise of {rise} has every jump factor ≥ 1")
-    return best[0][0], best[0][3]
+    return Fraction(best[0][0]), best[0][3]
 
 
 def levels_from_gaps(gaps: Iterable[int]) -> tuple[int, ...]:
