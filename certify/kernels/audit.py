@@ -500,22 +500,9 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
         if xq not in q_pos:
             q_pos[xq] = len(q_tokens)
             q_tokens.append(xq)
-    rows = [table.index[x] for x in q_tokens]
-    cols = [table.index[z] for z in k_tokens]
-    table.check_work(len(rows), len(cols))  # before anything is converted
-    table.prepare(sorted(set(rows) | set(cols)))  # one pass per field, only the rows the family uses
-    A = table.alpha_block(rows, cols)
-    G = table.g_block(rows, cols) if table.has_readout else None
+    rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
-
-    report = KernelReport(
-        table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
-               "value_width": table.value_width},
-        family={"source": family.source, "inputs": len(inputs), "error_below": format_rational(eps),
-                "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": len(family.jumps),
-                "jumps_skipped": family.skipped_jumps},
-        certified_bound=family.certified_bound,
-    )
+    report = _new_report(table, family, eps, len(inputs), len(family.jumps), len(q_tokens), len(k_tokens))
     # Validation: α ≥ 0 on every used pair, positive denominators.
     dens = []
     for i, X in enumerate(inputs):
@@ -589,6 +576,30 @@ def _certificate_matrix_rank(report: KernelReport, family: FamilySpec, alpha, m:
         report.certificate_matrix_rank = b_rank.rank if b_rank.exact else None
 
 
+def _kernel_blocks(table: KernelTable, q_tokens: list[int], k_tokens: list[int]):
+    """``(rows, cols, α block, g block or None)`` of the query × key tokens; the work is checked before anything is converted."""
+    rows = [table.index[x] for x in q_tokens]
+    cols = [table.index[z] for z in k_tokens]
+    table.check_work(len(rows), len(cols))  # before anything is converted
+    table.prepare(sorted(set(rows) | set(cols)))  # one pass per field, only the rows the family uses
+    A = table.alpha_block(rows, cols)
+    G = table.g_block(rows, cols) if table.has_readout else None
+    return rows, cols, A, G
+
+
+def _new_report(table: KernelTable, family: FamilySpec, eps: Fraction, inputs: int, jumps: int, queries: int,
+                tokens: int, streamed: bool = False) -> KernelReport:
+    """The report's table and family descriptions (``streamed`` only for a family generated query by query)."""
+    fam = {"source": family.source, "inputs": inputs, "error_below": format_rational(eps), "query_tokens": queries,
+           "tokens": tokens, "jumps": jumps, "jumps_skipped": family.skipped_jumps}
+    if streamed:
+        fam["streamed"] = True
+    return KernelReport(
+        table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
+               "value_width": table.value_width},
+        family=fam, certified_bound=family.certified_bound)
+
+
 def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
     """:func:`_check_kernel` on a compact certificate's family, generated one query at a time.
 
@@ -657,22 +668,9 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
                 if z not in table.index:
                     raise TableFormatError(f"family.inputs[{offset + k}] token {pos} ({_bits(z, m)}) is not in the table")
     k_tokens = list(k_pos)
-    rows = [table.index[x] for x in q_tokens]
-    cols = [table.index[z] for z in k_tokens]
-    table.check_work(len(rows), len(cols))
-    table.prepare(sorted(set(rows) | set(cols)))
-    A = table.alpha_block(rows, cols)
-    G = table.g_block(rows, cols) if table.has_readout else None
+    rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
-
-    report = KernelReport(
-        table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
-               "value_width": table.value_width},
-        family={"source": family.source, "inputs": c.inputs, "error_below": format_rational(eps),
-                "query_tokens": len(q_tokens), "tokens": len(k_tokens), "jumps": c.jumps,
-                "jumps_skipped": family.skipped_jumps, "streamed": True},
-        certified_bound=family.certified_bound,
-    )
+    report = _new_report(table, family, eps, c.inputs, c.jumps, len(q_tokens), len(k_tokens), streamed=True)
     ep, eq = eps.numerator, eps.denominator
     wd, wD = 0, 1  # the largest error so far, wd / wD
     mus: dict[int, Any] = {}
