@@ -98,17 +98,18 @@ def rank_bound_certificate(
         raise CertificateBuildError(f"unknown certificate form {form!r}; choose auto, explicit or compact")
     if bound is None:
         bound = code_bound(code, plan, length, error)  # validates the plan against the code first
+    inputs = None
     if form == "auto":
         # each query has a chain to t − 1 distinct complement keys, each in an input: inputs ≥ t(t − 1)
-        small = (code.weight is not None and code.size * (code.size - 1) <= EXPLICIT_MAX_INPUTS
-                 and planned_counts(code, plan)[1] <= EXPLICIT_MAX_INPUTS)
-        form = "explicit" if small else "compact"
+        if code.weight is not None and code.size * (code.size - 1) <= EXPLICIT_MAX_INPUTS:
+            inputs = planned_counts(code, plan)[1]
+        form = "explicit" if inputs is not None and inputs <= EXPLICIT_MAX_INPUTS else "compact"
     if form == "compact":
         return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound,
                                                     argument=argument))
     if code.weight is None:
         raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
-    explicit_size_or_refuse(code, plan, length)
+    explicit_size_or_refuse(code, plan, length, inputs)
     try:
         family = build_planned_family(code, plan, length)
     except WitnessError as exc:
@@ -125,9 +126,10 @@ def rank_bound_certificate(
     return _spellable(cert)
 
 
-def explicit_size_or_refuse(code, plan: GapPlan, length: int) -> int:
+def explicit_size_or_refuse(code, plan: GapPlan, length: int, inputs: int | None = None) -> int:
     """A lower bound on the explicit certificate's size in bytes, from the family's counts alone; refuse past the checker's limit.
 
+    ``inputs``: the family's input count if already known (else counted here).
     Each input lists ``length`` tokens of ``m`` characters plus quotes and a comma, so the
     file has at least ``inputs · length · (m + 3)`` bytes. Over ``MAX_FILE_BYTES`` (64 MiB)
     the checker would refuse the file, so it is not built (issue 18: golay24's explicit
@@ -140,7 +142,8 @@ def explicit_size_or_refuse(code, plan: GapPlan, length: int) -> int:
     """
     from ..check import MAX_FILE_BYTES
 
-    _, inputs = planned_counts(code, plan)
+    if inputs is None:
+        inputs = planned_counts(code, plan)[1]
     at_least = inputs * length * (code.length + 3)
     if at_least > MAX_FILE_BYTES:
         raise CertificateBuildError(
