@@ -273,7 +273,8 @@ def reference_table(path: str) -> dict[str, Any] | None:
             elif k != "note":
                 # floats of every width, ints, bools; None for NaN/inf (the checks must never use such an entry)
                 exact = lambda x: Fraction(*x.as_integer_ratio()) if x == x and abs(x) != float("inf") else None  # noqa: E731
-                out[k] = [[exact(x) for x in row] for row in a.tolist()] if a.ndim == 2 else [exact(x) for x in a.tolist()]
+                out[k] = exact(a.tolist()) if a.ndim == 0 else \
+                    [[exact(x) for x in row] for row in a.tolist()] if a.ndim == 2 else [exact(x) for x in a.tolist()]
         return out
     raw = json.loads(data.decode("utf-8-sig"), parse_float=Decimal)
     exact = lambda v: Fraction(v) if not isinstance(v, str) else Fraction(v.strip())  # noqa: E731
@@ -281,13 +282,15 @@ def reference_table(path: str) -> dict[str, Any] | None:
     for k, v in raw.items():
         if k == "tokens":
             out[k] = [t if isinstance(t, str) else "".join(map(str, t)) for t in v]
+        elif k == "delta":
+            out[k] = exact(v)
         elif k != "note":
             out[k] = [[exact(x) for x in row] for row in v] if v and isinstance(v[0], list) else [exact(x) for x in v]
     return out
 
 
 def reference_predictions(tab: dict[str, Any], inputs, m: int) -> list[Fraction]:
-    """Predictions ``Σ_j α g / Σ_j α`` of a table with a readout, by plain loops (docs/math.md §2)."""
+    """Predictions ``(Σ_j α g + δβ) / (Σ_j α + δ)`` of a table with a readout, by plain loops (docs/math.md §2)."""
     idx = {int(s[::-1], 2): i for i, s in enumerate(tab["tokens"])}
 
     def alpha(a, b):
@@ -300,10 +303,11 @@ def reference_predictions(tab: dict[str, Any], inputs, m: int) -> list[Fraction]
             return tab["beta"][a] + sum(w * v for w, v in zip(tab["w"][a], tab["values"][b]))
         return tab["beta"][a] + tab["w"][a][b]
 
+    delta = tab.get("delta", 0)  # the phantom key: weight δ, readout value β(x)
     out = []
     for X in inputs:
         q = idx[X.tokens[X.query]]
         ks = [idx[z] for z in X.tokens]
-        den = sum(alpha(q, k) for k in ks)
-        out.append(sum(alpha(q, k) * g(q, k) for k in ks) / den)
+        den = sum(alpha(q, k) for k in ks) + delta
+        out.append((sum(alpha(q, k) * g(q, k) for k in ks) + delta * tab["beta"][q]) / den)
     return out

@@ -87,6 +87,8 @@ def random_table(rng, fam):
             tab["w"] = [[rng.randrange(-3, 4) for _ in range(dv)] for _ in toks]
         else:
             tab["w"] = [[small_number(rng) - 1 for _ in toks] for _ in toks]
+    if rng.random() < 0.25:  # a denominator constant (issue 17): a phantom key of weight δ, value β(x)
+        tab["delta"] = rng.choice([0, Fraction(1, 8), Fraction(1, 1024), 1, 3])
     return tab
 
 
@@ -97,7 +99,8 @@ def as_json(tab, rng) -> bytes:
                 return float(v)  # a dyadic decimal literal, exact
             return f"{v.numerator}/{v.denominator}"
         return int(v)
-    out = {k: (v if k == "tokens" else [[spell(x) for x in row] if isinstance(row, list) else spell(row) for row in v])
+    out = {k: (v if k == "tokens" else spell(v) if k == "delta" else
+               [[spell(x) for x in row] if isinstance(row, list) else spell(row) for row in v])
            for k, v in tab.items()}
     return json.dumps(out).encode()
 
@@ -106,8 +109,11 @@ def as_arrays(tab, rng):
     dtype = rng.choice([np.float64, np.float64, np.float32, np.float16, np.longdouble, ">f8"])
     arrays = {}
     for k, v in tab.items():
-        if k == "tokens":
-            arrays[k] = np.array(v) if rng.random() < 0.7 else np.array([[int(c) for c in s] for s in v], dtype=np.int8)
+        if k == "tokens":  # strings, or 0/1 arrays of any integer dtype, bool or float (issue 17)
+            dt = rng.choice([np.int8, np.uint8, np.int64, np.uint16, bool, np.float32, np.float64])
+            arrays[k] = np.array(v) if rng.random() < 0.6 else np.array([[int(c) for c in s] for s in v], dtype=dt)
+        elif k == "delta":
+            arrays[k] = np.array(float(v), dtype=dtype)
         else:
             arrays[k] = np.array([[float(x) for x in row] if isinstance(row, list) else float(row) for row in v], dtype=dtype)
     return arrays
@@ -136,7 +142,8 @@ def zip_trick(arrays, rng) -> tuple[bytes, str]:
     body = data[hdr_len:]
     arr = arrays[field]
     if kind == "forge_shape":
-        shape = rng.choice([(10**9, 10**9), (arr.shape[0] + 1,) + arr.shape[1:], arr.shape[::-1], (0,), (2**40,), (3, 3, 3)])
+        shape = rng.choice([(10**9, 10**9), (arr.shape[0] + 1,) + arr.shape[1:] if arr.ndim else (2,), arr.shape[::-1],
+                            (0,), (2**40,), (3, 3, 3)])
         members[name] = npy_header(shape, arr.dtype.str) + body
     elif kind == "forge_size":
         return zip_members(members, {name: rng.choice([0, 1, 2**31, len(data) + 8, len(data) - 1])}), kind
@@ -190,7 +197,9 @@ def reference_verdict(path, fam, report, code):
             alpha = (lambda a, b: ref["kernel"][idx[a]][idx[b]]) if "kernel" in ref else \
                 (lambda a, b: sum(u * v for u, v in zip(ref["phi_q"][idx[a]], ref["phi_k"][idx[b]])))
             zs = [bits(z, fam.m) for z in X.tokens]
-            pred = sum(alpha(q, z) * Fraction(g[z]) for z in zs) / sum(alpha(q, z) for z in zs)
+            delta = ref.get("delta", 0)
+            pred = (sum(alpha(q, z) * Fraction(g[z]) for z in zs) + delta * Fraction(g.get("phantom", 0))) / \
+                (sum(alpha(q, z) for z in zs) + delta)
             assert abs(pred - X.target) < eps
         return "readout"
     return "infeasible"

@@ -12,19 +12,42 @@ from .common import Contradiction, InputError, cli, strict_json
 @cli.command("check-kernel")
 @click.argument("table", type=click.Path(dir_okay=False))
 @click.option("--family", "family_path", type=click.Path(dir_okay=False),
-              help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
+              help="A certificate, any JSON file with family.inputs, or a built-in name: rank-nine, hadamard24, golay24 "
+                   "(default: the rank-nine certificate, paper chains).")
+@click.option("--code", "code_spec", metavar="SPEC",
+              help="Instead of --family: the certificate of this code (best chains and argument), e.g. hadamard:32.")
 @click.option("--search-readout", is_flag=True,
               help="Also decide (exact LP) whether some readout solves the family; always done for kernel-only tables.")
+@click.option("--clip-negative-alpha", "clip", metavar="TOL",
+              help="Read entries of α in [−TOL, 0) as 0 (roundoff of a kernel ≥ 0 in the reals); the verdict is then "
+                   "about the clipped kernel. TOL: p/q or a decimal such as 1e-9.")
+@click.option("--first-failure", is_flag=True,
+              help="On a large (compact, streamed) family: stop at the first query token with a failing input or a "
+                   "violated jump; the counts are then of the part checked.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
-def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, as_json: bool) -> int:
+def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None, search_readout: bool, clip: str | None,
+                     first_failure: bool, as_json: bool) -> int:
     """Check a kernel table (.npz or .json) against a witness family, exactly.
 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
     1: it does not; 2: bad input; 3: a result contradicts the certified theorem.
     """
-    from ..kernels.audit import run_check
+    from ..kernels.audit import FamilyFormatError, family_of_code, parse_tolerance, run_check, verdict
 
-    code, result = run_check(table, family_path, search_readout)
+    if family_path and code_spec:
+        raise InputError("give --family or --code, not both")
+    try:
+        tol = None if clip is None else parse_tolerance(clip, "--clip-negative-alpha")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if code_spec:
+        try:
+            fam = family_of_code(code_spec)
+        except FamilyFormatError as exc:
+            raise InputError(str(exc)) from None
+        code, result = verdict(table, fam, search_readout, tol, first_failure)
+    else:
+        code, result = run_check(table, family_path, search_readout, tol, first_failure)
     if isinstance(result, str):
         raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
     if as_json:
@@ -45,9 +68,13 @@ def check_kernel_cmd(table: str, family_path: str | None, search_readout: bool, 
               help="Full-batch Adam steps per run (1–1,000,000).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="trained", show_default=True,
               help="Directory for the exported tables rank<r>_seed<s>.npz.")
+@click.option("--feature-map", "feature_map", default="softplus", show_default=True, metavar="NAME|module:attr",
+              help="φ_Q, φ_K: softplus (a free table per token), elu1, exp, relu (+2⁻¹⁰) or favor (FAVOR+ positive "
+                   "random features) of a learned linear map on the bits; or a factory module:attr called as "
+                   "factory(m, r, seed) → (phi_q, phi_k) modules.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
-def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
+def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 
     Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained,
@@ -62,7 +89,8 @@ def train_cmd(family_path, ranks, seeds, steps, out_dir, as_json, plot) -> int:
     from ..check import Progress
 
     try:
-        config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps)
+        config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps,
+                               feature_map=T.parse_feature_map(feature_map))
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if plot:  # refused before minutes of training, not after

@@ -22,8 +22,10 @@ false theorem, never a property of the table.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -69,6 +71,11 @@ MAX_LISTED = 1000
 #: denominators, e.g. a hostile table), it sums exact rationals per input instead, whose size does
 #: not grow with the number of tokens a query uses.
 MAX_SCALE_BITS = 512
+
+
+#: The phantom key of a denominator constant ``δ > 0`` (weight ``δ`` in every input, readout value
+#: ``β(x)``): not a token (tokens are ``≥ 0`` bitmasks); ``"phantom"`` in a printed readout.
+PHANTOM = -1
 
 
 class FamilyFormatError(ValueError):
@@ -123,6 +130,33 @@ class CompactFamily:
     jumps: int
 
 
+def compact_tokens(c: CompactFamily) -> tuple[list[int], list[tuple[int, int]]]:
+    """The tokens of a compact family in order of first use (each query's, sorted) and per query ``(inputs, jumps)``.
+
+    One pass over the plan's token sets (:func:`witnesses.plans.planned_query_tokens`, with
+    progress), kept on the family object: later checks against the same family reuse it.
+    """
+    cached = getattr(c, "_tokens", None)
+    if cached is not None:
+        return cached
+    from witnesses.plans import planned_query_tokens
+
+    from ..check import Progress
+
+    k_pos: dict[int, None] = {}
+    counts: list[tuple[int, int]] = []
+    progress = Progress("check-kernel: reading the compact family's tokens (queries)", total=len(c.code.words))
+    try:
+        for i, (toks, n_inputs, n_jumps) in enumerate(planned_query_tokens(c.code, c.plan)):
+            counts.append((n_inputs, n_jumps))
+            k_pos.update(dict.fromkeys(sorted(toks)))
+            progress.update(i + 1)
+    finally:
+        progress.close()
+    object.__setattr__(c, "_tokens", (list(k_pos), counts))  # a cache on a frozen dataclass: derived data only
+    return c._tokens
+
+
 def require_explicit(family: FamilySpec, command: str) -> None:
     """Refuse (:class:`FamilyFormatError`, exit 2) a streamed family in a command that needs its inputs in memory."""
     if family.streamed:
@@ -133,6 +167,7 @@ def require_explicit(family: FamilySpec, command: str) -> None:
             f"at most {MAX_EXPAND_INPUTS:,} inputs (certify check-kernel streams larger compact families)")
 
 
+@functools.lru_cache(maxsize=1)
 def _rank_nine_default() -> FamilySpec:
     from ..certificates.producer import rank_nine_certificate
 
@@ -228,14 +263,50 @@ def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
     return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
 
 
+#: Families by name (``--family NAME`` when no file of that name exists): the certificate of each
+#: built-in code, made by the producer and verified by the checker before use.
+NAMED_FAMILIES = ("rank-nine", "hadamard24", "golay24")
+
+
+def family_of_code(spec: str) -> FamilySpec:
+    """The family of ``certify rank-bound --code SPEC --chains best --argument best``, verified (its bound kept).
+
+    ``rank-nine`` is the default family (paper chains, r ≥ 9). Bad specs raise
+    :class:`FamilyFormatError` (exit 2).
+    """
+    if spec == "rank-nine":
+        return _rank_nine_default()
+    return _family_of_code(spec)
+
+
+@functools.lru_cache(maxsize=4)
+def _family_of_code(spec: str) -> FamilySpec:
+    from codes import CodeError, load_code
+
+    from ..certificates.compact import check_compact_limits
+    from ..certificates.producer import CertificateBuildError
+    from ..certificates.rank_bound import make_plan, rank_bound_certificate
+
+    try:
+        code = load_code(spec)
+        check_compact_limits(code.size)
+        doc = rank_bound_certificate(code, make_plan(code, "best"), argument="best")
+    except (CodeError, CertificateBuildError, ValueError) as exc:
+        raise FamilyFormatError(f"--code {spec}: {exc}") from None
+    return _from_certificate(doc, f"{spec} (certificate of the code, best chains)")
+
+
 def load_family(path: str | None, stream: bool | None = None) -> FamilySpec:
     """The family to check against: ``None`` → the rank-nine certificate; else a certificate or a family file.
 
     Both are read by the checker's strict, bounded reader (``certify.check.load``: size
-    cap, memory estimate before parsing, no floats); a certificate must verify.
+    cap, memory estimate before parsing, no floats); a certificate must verify. A name in
+    :data:`NAMED_FAMILIES` that is not a file is the family of that code (:func:`family_of_code`).
     """
     if path is None:
         return _rank_nine_default()
+    if path in NAMED_FAMILIES and not os.path.exists(path):
+        return family_of_code(path)
     try:
         doc = load(path)
     except CertificateError as exc:
@@ -268,6 +339,36 @@ def load_family(path: str | None, stream: bool | None = None) -> FamilySpec:
     jumps = _detect_jumps(inputs_t, Fraction(1, 2), useless)
     return FamilySpec(inputs_t, m, Fraction(1, 2), jumps, None, None, f"{path} (a family without a certificate)",
                       len(useless))
+
+
+def parse_tolerance(text: str, name: str) -> Fraction:
+    """A tolerance ``≥ 0`` from an option, exactly: ``p/q``, an integer or a decimal (``1e-9`` is ``1/10⁹``); at most 40 characters.
+
+    >>> parse_tolerance("1e-9", "--tol"), parse_tolerance("3/4", "--tol")
+    (Fraction(1, 1000000000), Fraction(3, 4))
+    >>> parse_tolerance("1e-999999999", "--tol")
+    Traceback (most recent call last):
+    ...
+    ValueError: --tol: 1e-999999999 would have 1,000,000,000 digits; at most 1,000 are allowed
+    """
+    from .table import _decimal_parts, _json_float
+
+    text = str(text).strip()
+    num, slash, den = text.partition("/")
+    try:
+        if len(text) > 40:
+            raise TableFormatError("at most 40 characters")
+        if slash:
+            if not (num.isdigit() and den.isdigit()) or int(den) == 0:
+                raise TableFormatError(f"{text!r} is not p/q with q ≥ 1")
+            value = Fraction(int(num), int(den))
+        else:
+            value = Fraction(*_decimal_parts(_json_float(text)))
+    except TableFormatError as exc:
+        raise ValueError(f"{name}: {str(exc).removeprefix('number ')}") from None
+    if value < 0:
+        raise ValueError(f"{name}: must be ≥ 0, not {text}")
+    return value
 
 
 def assert_consistent(solved: bool, kernel_rank: int | None, certified_bound: int | None, violated_jumps: int) -> None:
@@ -350,6 +451,7 @@ class KernelReport:
     infeasible_subfamily: list[dict[str, Any]] | None = None
     infeasible_query_tokens: int = 0
     kernel_rank_bounds: Any = None  # certify.lemmas.frobenius.RankResult: where each bound came from
+    stopped_early: dict[str, int] | None = None  # first_failure stopped here: the counts are lower bounds
     failing_count: int | None = None  # streamed families: how many inputs fail (only the first MAX_LISTED are listed)
     violation_count: int | None = None  # streamed families: how many jumps are violated (likewise)
 
@@ -360,6 +462,13 @@ class KernelReport:
     @property
     def n_violated(self) -> int:
         return len(self.jump_violations) if self.violation_count is None else self.violation_count
+
+    @property
+    def rank_capped(self) -> bool:
+        """True when the rank found is the most this family can show (its query tokens, or tokens, are that few)."""
+        cap = min(self.family["query_tokens"], self.family["tokens"])
+        exact = self.kernel_rank_bounds is None or self.kernel_rank_bounds.exact
+        return exact and self.kernel_rank >= cap
 
     @property
     def ok(self) -> bool:
@@ -389,6 +498,8 @@ class KernelReport:
             "kernel_rank_exact": self.kernel_rank_bounds is None or self.kernel_rank_bounds.exact,
             "certificate_matrix_rank": self.certificate_matrix_rank,
             "certified_bound": self.certified_bound,
+            "kernel_rank_capped": self.rank_capped,
+            "stopped_early": self.stopped_early,
             "readout_exists": self.readout_exists,
             "readout": self.readout,
             "infeasible_subfamily": self.infeasible_subfamily,
@@ -404,7 +515,12 @@ class KernelReport:
               None: "no readout (kernel only)"}[t["readout"]]
         lines = [f"family       {f['source']}: {f['inputs']} inputs, error < {f['error_below']}"
                  + (" (compact: generated and checked query by query)" if f.get("streamed") else ""),
-                 f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"]
+                 f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"
+                 + (f", denominator constant δ = {t['delta']}" if t.get("delta", "0") != "0" else "")]
+        clip = t.get("clip_negative_alpha")
+        if clip is not None:
+            lines.append(f"clipped      {clip['entries_clipped']:,} entries of α in [−{clip['tolerance']}, 0) read as 0: "
+                         "every verdict below is about the clipped kernel, not the table's")
         if self.solves is not None:
             if self.solves:
                 lines.append(f"solves       yes: max error {_show(exact_text(self.max_error), _decimal(self.max_error))} "
@@ -420,6 +536,11 @@ class KernelReport:
                     listed = "all" if self.n_failing == len(self.failing_inputs) else f"the first {len(self.failing_inputs):,}"
                     lines.append(f"             … {self.n_failing - 5} more (--json lists {listed}); "
                                  f"{'worst' if listed == 'all' else 'worst listed'}: family.inputs[{worst['index']}]")
+        if self.stopped_early:
+            st = self.stopped_early
+            lines.append(f"stopped      at the first failure (--first-failure): {st['query_tokens_checked']:,} of "
+                         f"{f['query_tokens']:,} query tokens, {st['inputs_checked']:,} inputs and {st['jumps_checked']:,} "
+                         "jumps checked; the counts are of those")
         lines.append(f"jumps        {self.jumps_checked} checked, {self.n_violated} violated "
                      "(weight domination: α(x,y) > μ·α(x,z), μ = d − 1 at length 3)")
         if f.get("jumps_skipped"):
@@ -433,6 +554,14 @@ class KernelReport:
         b = self.kernel_rank_bounds
         at_least = "" if b is None or b.exact else "≥ "
         lines.append(f"kernel rank  {at_least}{self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
+        if self.rank_capped:
+            cap = min(f["query_tokens"], f["tokens"])
+            lines.append(f"             rank ≥ min(r, {cap}): this family cannot distinguish ranks above its {cap} "
+                         f"{'query tokens' if cap == f['query_tokens'] else 'tokens'}; use a larger family "
+                         "(--family hadamard24, --family golay24, or --code SPEC)")
+        if self.certified_bound is None:
+            lines.append(f"             no certified bound: {f['source'].split(' (')[0]} is a family without its "
+                         "certificate (give the certificate, or a built-in name, to keep its bound r ≥ …)")
         if b is not None and not b.exact:
             lines.append(f"             only a lower bound: ≥ from {b.lower_from}; ≤ {b.upper_from}")
         elif t["feature_width"] is None and b is not None:  # kernel only: say how it was proved
@@ -451,8 +580,13 @@ class KernelReport:
         return lines
 
 
-def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
+def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False,
+                 first_failure: bool = False) -> KernelReport:
     """Check ``table`` against ``family`` (see the module docstring and :func:`_check_kernel`).
+
+    ``first_failure``: on a streamed (compact) family, stop at the first query token with a
+    failing input or a violated jump (:func:`_check_kernel_streamed`); the report's counts are
+    then lower bounds (``stopped_early``). Explicit families are always checked in full.
 
     Exact numbers here are bounded by the table's entry sizes (``certify.kernels.table``
     limits), so Python's 4,300-digit guard on ``str(int)`` is lifted while the report is
@@ -461,12 +595,13 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:
-        return _check_kernel(table, family, search_readout)
+        return _check_kernel(table, family, search_readout, first_failure)
     finally:
         sys.set_int_max_str_digits(old)
 
 
-def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
+def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False,
+                  first_failure: bool = False) -> KernelReport:
     """Check ``table`` against ``family`` (see the module docstring).
 
     Raises
@@ -478,7 +613,7 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
         A solving kernel below the certified bound or violating a jump (a bug).
     """
     if family.streamed:
-        return _check_kernel_streamed(table, family, search_readout)
+        return _check_kernel_streamed(table, family, search_readout, first_failure)
     m = family.m
     if table.m != m:
         raise TableFormatError(f"table tokens have {table.m} bits, the family's have {m}")
@@ -503,21 +638,25 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
     report = _new_report(table, family, eps, len(inputs), len(family.jumps), len(q_tokens), len(k_tokens))
-    # Validation: α ≥ 0 on every used pair, positive denominators.
+    delta = _fmpq(table.delta)
+    # Validation: α ≥ 0 on every used pair (all negative pairs listed), positive denominators δ + Σ_j α.
     dens = []
+    negatives = _Negatives(m)
     for i, X in enumerate(inputs):
         xq = X.tokens[X.query]
-        D = 0
+        D = delta
+        bad = False
         for z in X.tokens:
             a = alpha(xq, z)
             if a < 0:
-                raise TableFormatError(
-                    f"α({_bits(xq, m)}, {_bits(z, m)}) = {_frac(a)} < 0 on a pair used by family.inputs[{i}]; "
-                    "the model needs a nonnegative kernel")
+                negatives.add(xq, z, a, i)
+                bad = True
             D += a
-        if not D > 0:
-            raise TableFormatError(f"family.inputs[{i}] has denominator Σ_j α = 0; the model needs it positive")
+        if not bad and not D > 0:
+            raise TableFormatError(f"family.inputs[{i}] has denominator Σ_j α = 0; the model needs it positive"
+                                   " (a library's denominator constant goes in the table's 'delta' field)")
         dens.append(D)
+    negatives.refuse()
 
     def describe(i: int) -> dict[str, Any]:
         X = inputs[i]
@@ -525,9 +664,10 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
 
     if G is not None:
         worst = Fraction(0)
+        phantom = _phantom_numerators(table, rows, delta)  # δ·β(x) per query row (the phantom key's term)
         for i, X in enumerate(inputs):
             xq = X.tokens[X.query]
-            num = sum((alpha(xq, z) * G[q_pos[xq], k_pos[z]] for z in X.tokens), type(dens[i])(0))
+            num = sum((alpha(xq, z) * G[q_pos[xq], k_pos[z]] for z in X.tokens), phantom[q_pos[xq]])
             pred = _frac(num / dens[i])
             err = abs(pred - X.target)
             worst = max(worst, err)
@@ -551,28 +691,23 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
 
     rank = table.alpha_rank(rows, cols)
     report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
-    _certificate_matrix_rank(report, family, alpha, m)
+    _certificate_matrix_rank(report, family, table, m)
 
     known = report.kernel_rank if rank.exact else None  # a lower bound alone shows no rank contradiction
     if report.solves is not None:
         assert_consistent(report.solves, known, family.certified_bound, len(report.jump_violations))
     if not table.has_readout or search_readout:
-        _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe)
+        _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe, delta)
         assert_consistent(bool(report.readout_exists), known, family.certified_bound, len(report.jump_violations))
     return report
 
 
-def _certificate_matrix_rank(report: KernelReport, family: FamilySpec, alpha, m: int) -> None:
+def _certificate_matrix_rank(report: KernelReport, family: FamilySpec, table: KernelTable, m: int) -> None:
     """``certificate_matrix_rank``: the rank of ``B_{S,U} = α(x_S, x_{U^c})`` (a certificate's family only)."""
     if family.code_words is not None:
-        from flint import fmpq_mat
-
-        from ..lemmas.frobenius import matrix_rank
-        from .table import MAX_RANK_SECONDS
-
         ws = family.code_words
-        B = fmpq_mat(len(ws), len(ws), [alpha(s, complement(u, m)) for s in ws for u in ws])
-        b_rank = matrix_rank(B, max_seconds=MAX_RANK_SECONDS)
+        # Through the table: by the factors when it has them (an r × r Gram matrix, not t × t entries).
+        b_rank = table.alpha_rank([table.index[s] for s in ws], [table.index[complement(u, m)] for u in ws])
         report.certificate_matrix_rank = b_rank.rank if b_rank.exact else None
 
 
@@ -587,6 +722,61 @@ def _kernel_blocks(table: KernelTable, q_tokens: list[int], k_tokens: list[int])
     return rows, cols, A, G
 
 
+class _Negatives:
+    """Every pair ``(x, z)`` a family uses with ``α(x, z) < 0``: a count, the worst and the first few (for one line)."""
+
+    SHOWN = 3
+
+    def __init__(self, m: int) -> None:
+        self.m = m
+        self.pairs: dict[tuple[int, int], int] = {}  # (x, z) → first input using it, in input order
+        self.count = 0
+        self.worst = None  # (value, x, z)
+        self.first: list[tuple[int, int, Any, int]] = []
+
+    def add(self, x: int, z: int, a, i: int) -> None:
+        if (x, z) in self.pairs:
+            return
+        self.pairs[(x, z)] = i
+        self.count += 1
+        if self.worst is None or a < self.worst[0]:
+            self.worst = (a, x, z)
+        if len(self.first) < self.SHOWN:
+            self.first.append((x, z, a, i))
+
+    def refuse(self) -> None:
+        """Raise the one-line refusal naming the count, the worst pair and the first pairs (nothing if none)."""
+        if not self.count:
+            return
+        m = self.m
+        x0, z0, a0, i0 = self.first[0]
+        text = f"α({_bits(x0, m)}, {_bits(z0, m)}) = {_frac(a0)} < 0 on a pair used by family.inputs[{i0}]"
+        if self.count > 1:
+            a, x, z = self.worst
+            nxt = "; ".join(f"α({_bits(x, m)}, {_bits(z, m)}) ≈ {_decimal(_frac(v))} (family.inputs[{i}])"
+                            for x, z, v, i in self.first[1:])
+            text += (f"; {self.count:,} pairs the family uses have α < 0, the worst α({_bits(x, m)}, {_bits(z, m)}) "
+                     f"= {_frac(a)} ≈ {_decimal(_frac(a))}; next: {nxt}")
+        raise TableFormatError(text + "; the model needs a nonnegative kernel (--clip-negative-alpha TOL reads entries "
+                               "in [−TOL, 0) as 0)")
+
+
+def _fmpq(q: Fraction):
+    from flint import fmpq
+
+    return fmpq(q.numerator, q.denominator)
+
+
+def _phantom_numerators(table: KernelTable, rows: list[int], delta) -> list:
+    """``δ·β(x)`` for each query row: the phantom key (weight ``δ``, value 0) adds ``δ·g_x(phantom) = δ·β(x)`` to the numerator."""
+    from flint import fmpq
+
+    if table.delta == 0 or not table.has_readout:
+        return [fmpq(0)] * len(rows)
+    beta = table._rows("beta", rows)
+    return [delta * beta[k, 0] for k in range(len(rows))]
+
+
 def _new_report(table: KernelTable, family: FamilySpec, eps: Fraction, inputs: int, jumps: int, queries: int,
                 tokens: int, streamed: bool = False) -> KernelReport:
     """The report's table and family descriptions (``streamed`` only for a family generated query by query)."""
@@ -596,11 +786,14 @@ def _new_report(table: KernelTable, family: FamilySpec, eps: Fraction, inputs: i
         fam["streamed"] = True
     return KernelReport(
         table={"tokens": table.size, "m": table.m, "feature_width": table.width, "readout": table.readout_kind,
-               "value_width": table.value_width},
+               "value_width": table.value_width, "delta": format_rational(table.delta),
+               "clip_negative_alpha": None if table.clip is None else
+               {"tolerance": format_rational(table.clip), "entries_clipped": table.clipped}},
         family=fam, certified_bound=family.certified_bound)
 
 
-def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readout: bool = False) -> KernelReport:
+def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readout: bool = False,
+                           first_failure: bool = False) -> KernelReport:
     """:func:`_check_kernel` on a compact certificate's family, generated one query at a time.
 
     The same checks, in the same order of failure, with the same report (inputs and jumps
@@ -635,7 +828,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
             f"{family.source}: the family has {c.inputs:,} inputs and {c.jumps:,} jumps; check-kernel streams a compact "
             f"family of at most {MAX_STREAM_INPUTS:,} inputs (docs/performance.md)")
     lp = not table.has_readout or search_readout
-    if lp and c.inputs > MAX_STREAM_READOUT_INPUTS:
+    if lp and c.inputs > MAX_STREAM_READOUT_INPUTS and not first_failure:
         raise FamilyFormatError(
             f"{family.source}: the readout search on this family means {len(c.code.words):,} exact LPs with "
             f"{c.inputs:,} rows in all; at most {MAX_STREAM_READOUT_INPUTS:,} (docs/performance.md); give a table "
@@ -644,23 +837,15 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     code, plan, n = c.code, c.plan, c.length
     words = tuple(code.words)
 
-    # Pass 1: each query's tokens (cheap), all in the table, before anything is converted.
+    # Pass 1: each query's tokens (cheap; once per family), all in the table, before anything is converted.
     q_tokens = list(dict.fromkeys(words))
     q_pos = {x: i for i, x in enumerate(q_tokens)}
-    k_pos: dict[int, int] = {}
-    counts: list[tuple[int, int]] = []  # per query: (inputs, jumps)
+    k_list, counts = compact_tokens(c)  # counts per query: (inputs, jumps)
+    k_pos = {z: i for i, z in enumerate(k_list)}
     missing_query = None
-    progress = Progress("check-kernel: reading the compact family's tokens (queries)", total=len(words))
-    try:
-        for i, (toks, n_inputs, n_jumps) in enumerate(planned_query_tokens(code, plan)):
-            counts.append((n_inputs, n_jumps))
-            if missing_query is None and not toks <= table.index.keys():
-                missing_query = i
-            for z in sorted(toks):
-                k_pos.setdefault(z, len(k_pos))
-            progress.update(i + 1)
-    finally:
-        progress.close()
+    if not k_pos.keys() <= table.index.keys():
+        missing_query = next(i for i, (toks, _, _) in enumerate(planned_query_tokens(code, plan))
+                             if not toks <= table.index.keys())
     if missing_query is not None:  # the first input that uses a missing token, as the explicit path names it
         offset = sum(ni for ni, _ in counts[:missing_query])
         for k, X in enumerate(_query_part(code, plan, n, missing_query)[3]):
@@ -671,6 +856,10 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
     report = _new_report(table, family, eps, c.inputs, c.jumps, len(q_tokens), len(k_tokens), streamed=True)
+    delta = _fmpq(table.delta)
+    phantom = _phantom_numerators(table, rows, delta) if G is not None else None
+    extra = (PHANTOM,) if table.delta else ()  # the phantom key, in every input
+    negatives = _Negatives(m)
     ep, eq = eps.numerator, eps.denominator
     wd, wD = 0, 1  # the largest error so far, wd / wD
     mus: dict[int, Any] = {}
@@ -678,11 +867,15 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     n_failing = n_violated = 0
     offset = j_offset = 0
 
+    witness_of: dict[int, Any] = {}  # the last generated query's witness indices (first_failure)
+    stopped = None  # (query, its first violated jump, offset of its inputs), when first_failure stops
+
     def generate(i: int):
-        _, jumps, _, inputs = _query_part(code, plan, n, i)
+        _, jumps, witnesses, inputs = _query_part(code, plan, n, i)
         if (len(inputs), len(jumps)) != counts[i]:
             raise KernelContradiction(f"query {i}: generated {len(inputs):,} inputs and {len(jumps):,} jumps, "
                                       f"counted {counts[i][0]:,} and {counts[i][1]:,}")
+        witness_of[i] = witnesses
         return jumps, inputs
 
     def describe(i: int, X: Input) -> dict[str, Any]:
@@ -697,23 +890,37 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
             toks = dict.fromkeys(z for X in inputs for z in X.tokens)
             seen.update(toks)
             arow = {z: A[r, k_pos[z]] for z in toks}
-            if any(not a > 0 for a in arow.values()):  # a negative or zero entry: find the first input it breaks
+            if any(not a > 0 for a in arow.values()):  # a negative or zero entry: find the inputs it breaks
+                bad_query = False
                 for k, X in enumerate(inputs):
-                    D = 0
+                    D = delta
+                    bad = False
                     for z in X.tokens:
                         a = arow[z]
                         if a < 0:
-                            raise TableFormatError(
-                                f"α({_bits(x, m)}, {_bits(z, m)}) = {_frac(a)} < 0 on a pair used by "
-                                f"family.inputs[{offset + k}]; the model needs a nonnegative kernel")
+                            negatives.add(x, z, a, offset + k)
+                            bad = bad_query = True
                         D += a
-                    if not D > 0:
+                    if not bad and not D > 0:
                         raise TableFormatError(f"family.inputs[{offset + k}] has denominator Σ_j α = 0; "
-                                               "the model needs it positive")
+                                               "the model needs it positive (a library's denominator constant goes in "
+                                               "the table's 'delta' field)")
+                if bad_query:  # refused after the scan (negatives.refuse); nothing more to compute here
+                    offset += len(inputs)
+                    j_offset += len(jumps)
+                    progress.update(i + 1)
+                    continue
+            if negatives.count:
+                offset += len(inputs)
+                j_offset += len(jumps)
+                progress.update(i + 1)
+                continue
             if G is not None:
                 # Predictions in integers: row x of α and of α·g scaled by one positive constant each, so that
                 # t̂ = Σ gi / Σ ai exactly (a per-query factor changes no prediction); error < ε ⟺ q|N − tD| < pD.
                 grow = {z: arow[z] * G[r, k_pos[z]] for z in toks}
+                if extra:
+                    arow[PHANTOM], grow[PHANTOM] = delta, phantom[r]
                 la = math.lcm(*(int(v.q) for v in arow.values()))
                 lg = math.lcm(*(int(v.q) for v in grow.values()))
                 if la.bit_length() + lg.bit_length() <= MAX_SCALE_BITS:
@@ -723,7 +930,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
                     ai, gi = arow, grow
                 for k, X in enumerate(inputs):
                     D = N = 0
-                    for z in X.tokens:
+                    for z in X.tokens + extra:
                         D += ai[z]
                         N += gi[z]
                     diff = abs(N - X.target * D)
@@ -755,12 +962,20 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
                             "factor": format_rational(mu[0]), "alpha_xy": format_rational(fxy),
                             "alpha_xz": format_rational(fxz), "alpha_xy_decimal": _decimal(fxy),
                             "alpha_xz_decimal": _decimal(fxz)})
+            if first_failure and (n_failing or n_violated):
+                first_jump = next((k for k, J in enumerate(jumps) if not arow[J.y] > mus[
+                    (J.x & J.z).bit_count() - (J.x & J.y).bit_count()][1] * arow[J.z]), None)
+                stopped = (i, first_jump, offset, inputs)
+                offset += len(inputs)
+                j_offset += len(jumps)
+                break
             offset += len(inputs)
             j_offset += len(jumps)
             progress.update(i + 1)
     finally:
         progress.close()
-    if offset != c.inputs or j_offset != c.jumps:
+    negatives.refuse()
+    if stopped is None and (offset != c.inputs or j_offset != c.jumps):
         raise KernelContradiction(f"generated {offset:,} inputs and {j_offset:,} jumps; the checker counted "
                                   f"{c.inputs:,} and {c.jumps:,}")
     if G is not None:
@@ -768,14 +983,41 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
         report.solves = n_failing == 0
         report.failing_count = n_failing
     report.violation_count = n_violated
-    report.jumps_checked = c.jumps
+    report.jumps_checked = c.jumps if stopped is None else j_offset
+    if stopped is not None:
+        report.stopped_early = {"query_tokens_checked": stopped[0] + 1, "inputs_checked": offset,
+                                "jumps_checked": j_offset}
+        seen.update(dict.fromkeys(k_tokens))  # every column, for the rank: the order changes no rank
 
     rank = table.alpha_rank(rows, [table.index[z] for z in seen])  # columns in the explicit path's order
     report.kernel_rank, report.kernel_rank_bounds = rank.rank, rank
-    _certificate_matrix_rank(report, family, alpha, m)
+    _certificate_matrix_rank(report, family, table, m)
     known = report.kernel_rank if rank.exact else None
     if report.solves is not None:
         assert_consistent(report.solves, known, family.certified_bound, n_violated)
+    if lp and stopped is not None and stopped[1] is not None:
+        # A violated jump: its three witnesses admit no readout (weight domination, docs/math.md §3);
+        # shown here by the exact LP on those inputs alone, with its verified Farkas certificate.
+        i, k, base, inputs = stopped
+        x = words[i]
+        r = q_pos[x]
+        ids = list(witness_of[i][k])
+        arow = {z: A[r, k_pos[z]] for X in (inputs[j] for j in ids) for z in X.tokens}
+        dens = {j: sum((arow[z] for z in inputs[j].tokens), delta) for j in ids}
+        search = _ReadoutSearch(m)
+        search.token(x, *_readout_problem(inputs, x, ids, lambda _x, z: arow[z], dens, eps, delta),
+                     lambda t: describe(base + ids[t], inputs[ids[t]]))
+        if not search.infeasible:
+            raise KernelContradiction(f"jumps[{report.jump_violations[0]['index']}] is violated, yet its three "
+                                      "witnesses admit a readout (weight domination, A.2)")
+        search.finish(report)
+        report.readout_exists = False
+        lp = False
+    elif lp and stopped is not None:  # stopped at a failing input of the table's own readout: search the rest
+        if c.inputs > MAX_STREAM_READOUT_INPUTS:
+            raise FamilyFormatError(
+                f"{family.source}: the table's readout fails, no jump is violated up to query token {stopped[0] + 1}, "
+                f"and the readout search on {c.inputs:,} inputs is beyond {MAX_STREAM_READOUT_INPUTS:,}")
     if lp:  # Pass 3: one exact LP per query token, its inputs generated again
         search = _ReadoutSearch(m)
         offset = 0
@@ -783,9 +1025,10 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
             _, inputs = generate(i)
             r = q_pos[x]
             arow = {z: A[r, k_pos[z]] for z in dict.fromkeys(z for X in inputs for z in X.tokens)}
-            dens = [sum((arow[z] for z in X.tokens), fmpq(0)) for X in inputs]
+            dens = [sum((arow[z] for z in X.tokens), delta) for X in inputs]
             base = offset
-            search.token(x, *_readout_problem(inputs, x, list(range(len(inputs))), lambda _x, z: arow[z], dens, eps),
+            search.token(x, *_readout_problem(inputs, x, list(range(len(inputs))), lambda _x, z: arow[z], dens, eps,
+                                              delta),
                          lambda k: describe(base + k, inputs[k]))
             offset += len(inputs)
         search.finish(report)
@@ -793,21 +1036,25 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     return report
 
 
-def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps):
+def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps, delta=None):
     """The strict system of query token ``xq`` (docs/math.md §2): ``(t − ε)D < Σ_z a_X(z) g(z) < (t + ε)D``.
 
     One row per input ``ids[k]`` (the inputs that query ``xq``). Rows are sparse,
     ``{key index: a_X(z)}`` with ``a_X(z) = Σ_{j: x_j = z} α(x, z)``: at most one entry
-    per distinct token of the input. Returns ``(keys, rows, lo, hi)``.
+    per distinct token of the input. With a denominator constant ``delta > 0`` the phantom
+    key (:data:`PHANTOM`, last) has coefficient ``delta`` in every row: its value
+    ``g_x(phantom) = β(x)`` is one more unknown. Returns ``(keys, rows, lo, hi)``.
     """
     from .lp import as_fmpq
 
     keys = sorted({z for i in ids for z in inputs[i].tokens})
+    if delta:
+        keys.append(PHANTOM)
     col = {z: k for k, z in enumerate(keys)}
     e = as_fmpq(eps, "eps")
     rows, lo, hi = [], [], []
     for i in ids:
-        r: dict[int, Any] = {}
+        r: dict[int, Any] = {col[PHANTOM]: delta} if delta else {}
         for z in inputs[i].tokens:
             r[col[z]] = r.get(col[z], 0) + as_fmpq(alpha(xq, z), "alpha")
         D = as_fmpq(dens[i], "denominator")
@@ -817,7 +1064,7 @@ def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps):
     return keys, rows, lo, hi
 
 
-def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe) -> None:
+def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe, delta=None) -> None:
     """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)
 
     Tokens are taken in order with the exact simplex
@@ -834,7 +1081,7 @@ def _readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m,
     search = _ReadoutSearch(m)
     for xq in q_tokens:
         ids = by_query[xq]
-        search.token(xq, *_readout_problem(inputs, xq, ids, alpha, dens, eps), lambda k: describe(ids[k]))
+        search.token(xq, *_readout_problem(inputs, xq, ids, alpha, dens, eps, delta), lambda k: describe(ids[k]))
     search.finish(report)
 
 
@@ -855,7 +1102,8 @@ class _ReadoutSearch:
         if self.sub is None:
             res = strict_feasibility(rows, lo, hi, len(keys))
             if res.feasible:
-                self.readout[_bits(xq, m)] = {_bits(z, m): format_rational(g) for z, g in zip(keys, res.solution)}
+                self.readout[_bits(xq, m)] = {(_bits(z, m) if z != PHANTOM else "phantom"): format_rational(g)
+                                              for z, g in zip(keys, res.solution)}
             else:
                 self.sub = [dict(describe(k), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]
         else:
@@ -869,7 +1117,8 @@ class _ReadoutSearch:
         report.infeasible_subfamily = self.sub
 
 
-def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False) -> tuple[int, KernelReport | str]:
+def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False,
+              clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
     """``certify check-kernel`` without the printing: ``(exit code, report)`` or ``(exit code, one-line reason)``.
 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
@@ -881,16 +1130,20 @@ def run_check(table_path: str, family_path: str | None = None, search_readout: b
         family = load_family(family_path)
     except FamilyFormatError as exc:
         return 2, str(exc)
-    return verdict(table_path, family, search_readout)
+    return verdict(table_path, family, search_readout, clip, first_failure)
 
 
-def verdict(table_path: str, family: FamilySpec, search_readout: bool = False) -> tuple[int, KernelReport | str]:
+def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
+            clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
     """:func:`run_check` with the family already loaded (for many tables against one family)."""
     from .lp import LPError
     from .table import load_table
 
     try:
-        report = check_kernel(load_table(table_path), family, search_readout=search_readout)
+        table = load_table(table_path)
+        if clip is not None:
+            table.clip_negative_alpha(clip)
+        report = check_kernel(table, family, search_readout=search_readout, first_failure=first_failure)
     except (TableFormatError, FamilyFormatError) as exc:
         return 2, str(exc)
     except (KernelContradiction, LPError) as exc:

@@ -38,9 +38,9 @@ import zlib
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "LIMITS", "npz_bytes"]
+__all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "table_from_arrays", "LIMITS", "npz_bytes"]
 
-KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "note")
+KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "delta", "note")
 NUMERIC = ("phi_q", "phi_k", "kernel", "beta", "w", "values")
 MAX_FILE_BYTES = 2**30  # an .npz archive on disk
 MAX_JSON_BYTES = 256 * 2**20
@@ -251,8 +251,11 @@ class KernelTable:
     :meth:`g_block`, :meth:`entry`), straight into python-flint matrices.
     """
 
-    def __init__(self, tokens: tuple[int, ...], m: int, fields: dict[str, _Matrix]) -> None:
+    def __init__(self, tokens: tuple[int, ...], m: int, fields: dict[str, _Matrix], delta: Fraction = Fraction(0)) -> None:
         self.tokens = tokens
+        #: The denominator constant ``δ ≥ 0`` (docs/math.md §2, "A denominator constant"): every
+        #: denominator is ``δ + Σ_j α(x, x_j)``, a phantom key of weight ``δ`` whose readout value is ``β(x)``.
+        self.delta = delta
         self.m = m
         self.fields = fields
         self.index = {x: i for i, x in enumerate(tokens)}
@@ -261,6 +264,20 @@ class KernelTable:
         self.has_readout = "beta" in fields
         self.readout_kind = None if not self.has_readout else ("values" if "values" in fields else "one-hot")
         self.value_width = fields["values"].shape[1] if "values" in fields else None
+        #: ``--clip-negative-alpha TOL``: entries of ``α`` in ``[−TOL, 0)`` are read as 0 (:meth:`clip_negative_alpha`).
+        self.clip: Fraction | None = None
+        self.clipped = 0  # entries the last alpha_block set to 0
+
+    def clip_negative_alpha(self, tol: Fraction) -> None:
+        """From now on read entries of ``α`` in ``[−tol, 0)`` as 0: checks are then about the *clipped* kernel.
+
+        For roundoff in an exported kernel that is ``≥ 0`` in the reals. Entries below
+        ``−tol`` stay negative (and are refused by the check). The kernel rank is then
+        the rank of the clipped block, not of the factors.
+        """
+        if tol < 0:
+            raise TableFormatError(f"--clip-negative-alpha {tol}: the tolerance must be ≥ 0")
+        self.clip = Fraction(tol)
 
     def prepare(self, rows: list[int]) -> None:
         """Read the entries of table rows ``rows`` of every field now, in one pass per field.
@@ -308,10 +325,22 @@ class KernelTable:
         return _fmpq_mat(len(idx), width, f.pairs(idx, cols))
 
     def alpha_block(self, rows: list[int], cols: list[int]):
-        """``α`` restricted to table rows × columns, as an exact ``fmpq_mat``."""
+        """``α`` restricted to table rows × columns, as an exact ``fmpq_mat`` (clipped: see :meth:`clip_negative_alpha`)."""
         if "kernel" in self.fields:
-            return self._rows("kernel", rows, cols)
-        return self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
+            A = self._rows("kernel", rows, cols)
+        else:
+            A = self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
+        if self.clip is not None:
+            from flint import fmpq
+
+            lo, zero = fmpq(-self.clip.numerator, self.clip.denominator), fmpq(0)
+            self.clipped = 0
+            ncols = A.ncols()
+            for k, a in enumerate(A.entries()):
+                if a < zero and a >= lo:
+                    A[k // ncols, k % ncols] = zero
+                    self.clipped += 1
+        return A
 
     def alpha_rank(self, rows: list[int], cols: list[int]):
         """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them).
@@ -319,8 +348,10 @@ class KernelTable:
         The upper bound is not attempted when predicted to take more than
         :data:`MAX_RANK_SECONDS` (``RankResult.exact`` is then false).
         """
-        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank_of_pairs
+        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank, matrix_rank_of_pairs
 
+        if self.clip is not None and self.clipped:  # the clipped kernel is no longer Φ_Q Φ_Kᵀ: its own rank
+            return matrix_rank(self.alpha_block(rows, cols), max_seconds=MAX_RANK_SECONDS)
         if "kernel" in self.fields:  # from the pairs: denominators cleared line by line when they differ widely
             return matrix_rank_of_pairs(len(rows), len(cols), self.fields["kernel"].pairs(rows, cols),
                                         max_seconds=MAX_RANK_SECONDS)
@@ -336,6 +367,38 @@ class KernelTable:
             G = self._rows("w", rows, cols)
         beta = self._rows("beta", rows)
         return G + fmpq_mat(len(rows), len(cols), [beta[i, 0] for i in range(len(rows)) for _ in cols])
+
+
+def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any = 0) -> KernelTable:
+    """A table held in memory (``certify.torch``), validated as a file is: fields, shapes, finite numbers.
+
+    ``arrays``: numpy arrays named as the file's fields (``phi_q``, ``phi_k`` or ``kernel``;
+    optionally ``beta``, ``w``, ``values``); floats are read as the rationals they are.
+    ``delta``: the denominator constant, an int, a float (exactly), a ``Fraction`` or ``"p/q"``.
+    """
+    import numpy as np
+
+    tokens, m = _tokens(list(token_bits))
+    arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    _check_fields(set(arrays) | {"tokens"}, {k: tuple(v.shape) for k, v in arrays.items()}, len(tokens))
+    for name, a in arrays.items():
+        if a.dtype.kind not in "iuf":
+            raise TableFormatError(f"{name}: expected a numeric array, got dtype {a.dtype}")
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            k = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+            raise TableFormatError(f"{name}{list(k)} is {float(a[k])}; every entry must be finite")
+    if isinstance(delta, str):
+        _check_json_entry(delta, "delta")
+        value = Fraction(*_json_entry(delta))
+    elif isinstance(delta, (int, float, Fraction)) and not isinstance(delta, bool):
+        if isinstance(delta, float) and not math.isfinite(delta):
+            raise TableFormatError(f"delta is {delta}; it must be finite")
+        value = Fraction(delta)
+    else:
+        raise TableFormatError(f"delta: expected a number, got {type(delta).__name__}")
+    fields = {name: _Matrix(name, np.ascontiguousarray(arrays[name]), tuple(arrays[name].shape))
+              for name in NUMERIC if name in arrays}
+    return KernelTable(tokens, m, fields, _check_delta(value))
 
 
 # --------------------------------------------------------------------------- validation (shapes only)
@@ -363,6 +426,18 @@ def _tokens(rows: list[str], name: str = "tokens") -> tuple[tuple[int, ...], int
         seen[x] = i
         masks.append(x)
     return tuple(masks), m
+
+
+def _check_bits(tok) -> None:
+    """Refuse a numeric token array with an entry other than 0 or 1, naming the first (any integer dtype, bool, float)."""
+    import numpy as np
+
+    if not tok.size:
+        return
+    bad = ~((tok == 0) | (tok == 1))  # NaN compares unequal to both: refused too
+    if bad.any():
+        i, k = (int(v) for v in np.argwhere(bad)[0])
+        raise TableFormatError(f"tokens[{i}][{k}] is {tok[i, k].item()!r}; token entries must be 0 or 1")
 
 
 def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -> None:
@@ -445,11 +520,11 @@ def _npz_headers(zf: zipfile.ZipFile, path: str) -> dict[str, tuple]:
             raise TableFormatError(f"{path}: {field} holds Python objects (pickled data), which are never loaded")
         if dtype.fields is not None or dtype.subdtype is not None:
             raise TableFormatError(f"{path}: {field} has a structured dtype {dtype}; expected plain numbers")
-        kinds = "USib" if field == "tokens" else "iufb"
+        kinds = "USiubf" if field == "tokens" else "iufb"
         if dtype.kind == "c":
             raise TableFormatError(f"{field}: complex numbers are not allowed")
         if dtype.kind not in kinds:
-            raise TableFormatError(f"{field}: expected {'0/1 strings or a 0/1 integer array' if field == 'tokens' else 'a numeric array'}, "
+            raise TableFormatError(f"{field}: expected {'0/1 strings or a 0/1 array (integers, booleans or floats)' if field == 'tokens' else 'a numeric array'}, "
                                    f"got dtype {dtype}")
         if any(d < 0 for d in shape) or len(shape) > 2:
             raise TableFormatError(f"{field}: shape {shape} is not that of a vector or matrix")
@@ -517,11 +592,12 @@ def _load_npz(path: str) -> KernelTable:
     with zf:
         headers = _npz_headers(zf, path)
     headers.pop("note", None)
+    delta = _npz_delta(path, headers.pop("delta")) if "delta" in headers else Fraction(0)
     if "tokens" not in headers:
         raise TableFormatError("missing field 'tokens'")
     tok_h = headers["tokens"]
-    if tok_h[1].kind in "US" and len(tok_h[2]) != 1 or tok_h[1].kind in "ib" and len(tok_h[2]) != 2:
-        raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 integer array, got {tok_h[1]} {tok_h[2]}")
+    if tok_h[1].kind in "US" and len(tok_h[2]) != 1 or tok_h[1].kind in "iubf" and len(tok_h[2]) != 2:
+        raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 array, got {tok_h[1]} {tok_h[2]}")
     N = tok_h[2][0]
     _check_fields(set(headers), {k: h[2] for k, h in headers.items() if k != "tokens"}, N)
     width = tok_h[2][1] if len(tok_h[2]) == 2 else tok_h[1].itemsize // (4 if tok_h[1].kind == "U" else 1)
@@ -535,13 +611,32 @@ def _load_npz(path: str) -> KernelTable:
     elif tok.dtype.kind == "S":
         rows = [t.decode("ascii", "replace") for t in tok.tolist()]
     else:
-        if tok.size and not np.isin(tok, (0, 1)).all():
-            raise TableFormatError("tokens: entries must be 0 or 1")
+        _check_bits(tok)
         text = (np.ascontiguousarray(tok, dtype=np.uint8) + ord("0")).tobytes().decode("ascii")
         rows = [text[i * width:(i + 1) * width] for i in range(N)]
     tokens, m = _tokens(rows)
     fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
-    return KernelTable(tokens, m, fields)
+    return KernelTable(tokens, m, fields, delta)
+
+
+def _check_delta(value: Fraction) -> Fraction:
+    if value < 0:
+        raise TableFormatError(f"delta is {value}; the denominator constant must be ≥ 0")
+    return value
+
+
+def _npz_delta(path: str, header: tuple) -> Fraction:
+    """The ``delta`` member: one finite number ≥ 0 (shape ``()`` as ``numpy.savez(delta=1e-6)`` writes it, or ``(1,)``)."""
+    import numpy as np
+
+    info, dtype, shape, fortran, offset = header
+    if shape not in ((), (1,)) or dtype.kind not in "iuf":
+        raise TableFormatError(f"delta: expected one number (shape ()), got dtype {dtype} shape {shape}")
+    value = np.frombuffer(_npz_read(path, header, dtype.itemsize), dtype=dtype)[0]
+    if dtype.kind == "f" and not np.isfinite(value):
+        raise TableFormatError(f"delta is {float(value)}; it must be finite")
+    p, q = _np_entries(np.asarray(value))[0]
+    return _check_delta(Fraction(p, q))
 
 
 # --------------------------------------------------------------------------- .json
@@ -551,6 +646,10 @@ def _from_json_object(raw: Any) -> KernelTable:
     if not isinstance(raw, dict):
         raise TableFormatError("a JSON table is an object with fields tokens, phi_q/phi_k or kernel, …")
     raw = {k: v for k, v in raw.items() if k != "note"}
+    delta = Fraction(0)
+    if "delta" in raw:
+        _check_json_entry(raw["delta"], "delta")
+        delta = _check_delta(Fraction(*_json_entry(raw.pop("delta"))))
     if "tokens" not in raw:
         raise TableFormatError("missing field 'tokens'")
     if not isinstance(raw["tokens"], list):
@@ -558,9 +657,14 @@ def _from_json_object(raw: Any) -> KernelTable:
     rows = []
     for i, t in enumerate(raw["tokens"]):
         if isinstance(t, list):
-            if any(isinstance(b, bool) or b not in (0, 1) for b in t):
-                raise TableFormatError(f"tokens[{i}]: entries must be 0 or 1")
-            t = "".join(map(str, t))
+            bits = []
+            for k, b in enumerate(t):
+                v = Fraction(*_decimal_parts(b)) if isinstance(b, _Decimal) else b if type(b) is int else None
+                if v not in (0, 1):
+                    raise TableFormatError(f"tokens[{i}][{k}] is {json.dumps(b) if not isinstance(b, _Decimal) else b}; "
+                                           "token entries must be 0 or 1")
+                bits.append("01"[int(v)])
+            t = "".join(bits)
         elif not isinstance(t, str):
             raise TableFormatError(f"tokens[{i}]: expected a 0/1 string or a row of 0/1 integers")
         rows.append(t)
@@ -596,7 +700,7 @@ def _from_json_object(raw: Any) -> KernelTable:
                 for j, x in enumerate(row):
                     _check_json_entry(x, f"{name}[{i}][{j}]")
         fields[name] = _Matrix(name, v, shape)
-    return KernelTable(tokens, m, fields)
+    return KernelTable(tokens, m, fields, delta)
 
 
 def loads_json(data: bytes | str) -> KernelTable:

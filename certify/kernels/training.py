@@ -34,6 +34,7 @@ ValueError: --ranks: each rank must be an integer from 1 to 1024, not '0'
 """
 from __future__ import annotations
 
+import math
 import os
 import platform
 import random
@@ -82,18 +83,34 @@ class TrainingInputError(ValueError):
     """The family cannot be trained on (too many tokens); exit 2."""
 
 
+#: ``--feature-map`` built-ins: how ``φ_Q`` and ``φ_K`` are made (docs/experiments.md, "Feature maps").
+#: ``softplus`` is a free table per token; the others are functions of the token's bits through a
+#: learned linear map ``x ↦ Wx + b`` (``m → r``; FAVOR+: ``m → m``, then fixed random features).
+FEATURE_MAPS = {
+    "softplus": "φ = softplus(θ[x]), a free N × r table (§6.1)",
+    "elu1": "φ(x) = elu(Wx + b) + 1",
+    "exp": "φ(x) = exp(Wx + b)",
+    "relu": "φ(x) = relu(Wx + b) + 2⁻¹⁰",
+    "favor": "φ(x) = exp(Ω(Wx + b) − |Wx + b|²/2)/√r, FAVOR+ positive random features, Ω ~ N(0, 1) fixed by the seed",
+}
+RELU_EPS = 2.0**-10
+
+
 @dataclass(frozen=True)
 class TrainConfig:
-    """What to train: ranks, seeds, steps and the optimizer's learning rate (§6.1 defaults)."""
+    """What to train: ranks, seeds, steps, the optimizer's learning rate and the feature map (§6.1 defaults)."""
 
     ranks: tuple[int, ...] = (4, 8, 9, 12, 15, 32)
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     steps: int = 2000
     lr: str = "0.05"  # a decimal string: a training setting, never part of a check
+    feature_map: str = "softplus"  # a FEATURE_MAPS name or "module:attr" (a factory (m, r, seed) → (phi_q, phi_k))
 
     def describe(self) -> str:
+        fmap = FEATURE_MAPS.get(self.feature_map, f"φ_Q, φ_K from the factory {self.feature_map}")
+        init = "θ ~ N(0, 1), " if self.feature_map == "softplus" else ""
         return (f"{self.steps:,} full-batch steps, Adam (lr {self.lr}), mean squared error, "
-                "φ = softplus(θ), θ ~ N(0, 1), β = w = 0 at start, float64, 1 torch thread")
+                f"{fmap}, {init}β = w = 0 at start, float64, 1 torch thread")
 
 
 @dataclass
@@ -160,6 +177,15 @@ def parse_ranks(text: str) -> tuple[int, ...]:
     return _int_list(text, "--ranks", 1, MAX_RANK, "rank")
 
 
+def parse_feature_map(text: str) -> str:
+    """A :data:`FEATURE_MAPS` name, or ``module:attr`` (imported only when training starts)."""
+    import re
+
+    if text in FEATURE_MAPS or re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", text or ""):
+        return text
+    raise ValueError(f"--feature-map: {text[:60]!r} is neither a built-in ({', '.join(FEATURE_MAPS)}) nor module:attr")
+
+
 def parse_seeds(text: str) -> tuple[int, ...]:
     """``"0-4"`` or ``"0,3,7"`` → a tuple of seeds in ``0 … 2³² − 1``."""
     return _int_list(text, "--seeds", 0, 2**32 - 1, "seed")
@@ -207,12 +233,64 @@ def _torch():
 # --------------------------------------------------------------------------- training
 
 
-def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str = "0.05") -> dict[str, Any]:
+def feature_maps(name: str, m: int, rank: int, seed: int):
+    """``(phi_q, phi_k)`` torch modules of a built-in feature map or a ``module:attr`` factory, float64, seeded.
+
+    A factory is called as ``factory(m, r, seed)`` and returns two modules (or callables
+    with parameters) mapping ``(N, m)`` 0/1 float64 tokens to ``(N, r)`` features.
+    ``TrainingInputError`` for an unknown name, an unimportable factory or a wrong shape.
+    """
+    torch = _torch()
+    if name in FEATURE_MAPS and name != "softplus":
+        gen = torch.Generator().manual_seed(seed)
+        omega = torch.randn(rank, m, generator=gen, dtype=torch.float64)  # FAVOR+: fixed, not trained
+
+        class Map(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.lin = torch.nn.Linear(m, m if name == "favor" else rank, dtype=torch.float64)
+
+            def forward(self, x):
+                h = self.lin(x)
+                if name == "elu1":
+                    return torch.nn.functional.elu(h) + 1
+                if name == "exp":
+                    return torch.exp(h)
+                if name == "relu":
+                    return torch.relu(h) + RELU_EPS
+                return torch.exp(h @ omega.T - (h * h).sum(-1, keepdim=True) / 2) / math.sqrt(rank)
+
+        return Map(), Map()
+    if ":" not in name:
+        raise TrainingInputError(f"--feature-map: {name!r} is neither a built-in ({', '.join(FEATURE_MAPS)}) "
+                                 "nor module:attr")
+    import importlib
+
+    mod, _, attr = name.partition(":")
+    import sys
+
+    added = os.getcwd() not in sys.path
+    if added:  # as `python -m` would: a module in the current directory (or on PYTHONPATH)
+        sys.path.insert(0, os.getcwd())
+    try:
+        factory = getattr(importlib.import_module(mod), attr)
+        pq, pk = factory(m, rank, seed)
+    except Exception as exc:  # user code: any failure is bad input, named
+        raise TrainingInputError(f"--feature-map {name}: {type(exc).__name__}: {str(exc)[:200]}") from None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+    return pq, pk
+
+
+def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str = "0.05",
+               feature_map: str = "softplus", m: int | None = None) -> dict[str, Any]:
     """Train one head (the module docstring's model and optimizer); return its float64 arrays and figures.
 
-    Returns ``phi_q``, ``phi_k`` (``N × r``, after softplus), ``beta`` (``N``), ``w`` (``N × N``)
+    Returns ``phi_q``, ``phi_k`` (``N × r``, after the positivity map), ``beta`` (``N``), ``w`` (``N × N``)
     as numpy float64 arrays, the final ``loss`` and ``float_max_error`` and the float
-    ``predictions`` of the trained model on every input.
+    ``predictions`` of the trained model on every input. ``feature_map`` other than
+    ``softplus``: :func:`feature_maps` on the tokens' ``m`` bits (the readout stays a table).
     """
     import numpy as np
 
@@ -230,16 +308,25 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
         mask = torch.from_numpy(arrays["mask"])
         query = torch.from_numpy(arrays["query"])
         target = torch.from_numpy(arrays["target"])
-        gen = torch.Generator().manual_seed(seed)
-        theta_q = torch.randn(N, rank, generator=gen, dtype=f64).requires_grad_()
-        theta_k = torch.randn(N, rank, generator=gen, dtype=f64).requires_grad_()
         beta = torch.zeros(N, dtype=f64, requires_grad=True)
         w = torch.zeros(N, N, dtype=f64, requires_grad=True)
-        opt = torch.optim.Adam([theta_q, theta_k, beta, w], lr=float(lr))
-        softplus = torch.nn.functional.softplus
+        if feature_map == "softplus":
+            gen = torch.Generator().manual_seed(seed)
+            theta_q = torch.randn(N, rank, generator=gen, dtype=f64).requires_grad_()
+            theta_k = torch.randn(N, rank, generator=gen, dtype=f64).requires_grad_()
+            softplus = torch.nn.functional.softplus
+            features = lambda: (softplus(theta_q), softplus(theta_k))  # noqa: E731
+            params = [theta_q, theta_k]
+        else:
+            X = torch.tensor([[float(z >> k & 1) for k in range(m)] for z in arrays["tokens"]], dtype=f64)
+            phi_q, phi_k = feature_maps(feature_map, m, rank, seed)
+            features = lambda: (_features(phi_q, X, rank, "phi_q"), _features(phi_k, X, rank, "phi_k"))  # noqa: E731
+            params = list(dict.fromkeys(p for mod in (phi_q, phi_k) for p in getattr(mod, "parameters", list)()))
+        opt = torch.optim.Adam(params + [beta, w], lr=float(lr))
 
         def predict():
-            alpha = torch.einsum("br,blr->bl", softplus(theta_q)[query], softplus(theta_k)[idx]) * mask
+            fq, fk = features()
+            alpha = torch.einsum("br,blr->bl", fq[query], fk[idx]) * mask
             g = beta[query][:, None] + w[query[:, None], idx]
             return (alpha * g).sum(1) / alpha.sum(1)
 
@@ -251,14 +338,27 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
         with torch.no_grad():
             pred = predict()
             err = (pred - target).abs()
+            fq, fk = features()
             return {
-                "phi_q": softplus(theta_q).numpy().copy(), "phi_k": softplus(theta_k).numpy().copy(),
+                "phi_q": fq.numpy().copy(), "phi_k": fk.numpy().copy(),
                 "beta": beta.detach().numpy().copy(), "w": w.detach().numpy().copy(),
                 "loss": float(((pred - target) ** 2).mean()), "float_max_error": float(err.max()),
                 "predictions": pred.numpy().tolist(),
             }
     finally:
         torch.set_num_threads(threads)
+
+
+def _features(fn, X, rank: int, name: str):
+    torch = _torch()
+    try:
+        out = fn(X)
+    except Exception as exc:  # user code
+        raise TrainingInputError(f"--feature-map: {name} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != (X.shape[0], rank):
+        raise TrainingInputError(f"--feature-map: {name} returned {getattr(out, 'shape', type(out).__name__)}; "
+                                 f"expected a tensor of shape ({X.shape[0]}, {rank})")
+    return out.to(torch.float64)
 
 
 def export_table(path: str, tokens: list[int], m: int, head: dict[str, Any], note: str = "") -> None:
@@ -331,7 +431,7 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
     for rank in config.ranks:
         for seed in config.seeds:
             t0 = time.perf_counter()
-            head = train_head(arrays, rank, seed, config.steps, config.lr)
+            head = train_head(arrays, rank, seed, config.steps, config.lr, config.feature_map, family.m)
             seconds = time.perf_counter() - t0
             path = os.path.join(out_dir, f"rank{rank}_seed{seed}.npz")
             export_table(path, arrays["tokens"], family.m, head)

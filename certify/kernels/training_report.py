@@ -65,6 +65,7 @@ def to_json(family: FamilySpec, config: TrainConfig, results: list[RunResult], c
         "family": {"source": family.source, "inputs": len(family.inputs), "error_below": format_rational(family.error),
                    "certified_bound": family.certified_bound},
         "config": {"ranks": list(config.ranks), "seeds": list(config.seeds), "steps": config.steps, "lr": config.lr,
+                   "feature_map": config.feature_map,
                    "loss": "mean squared error", "optimizer": "Adam", "positivity": "softplus", "dtype": "float64"},
         "environment": environment,
         "out": out_dir,
