@@ -556,9 +556,9 @@ class KernelReport:
         lines.append(f"kernel rank  {at_least}{self.kernel_rank} on {f['query_tokens']} query tokens × {f['tokens']} tokens{cert}{bound}")
         if self.rank_capped:
             cap = min(f["query_tokens"], f["tokens"])
-            lines.append(f"             rank ≥ min(r, {cap}): this family cannot distinguish ranks above its {cap} "
-                         f"{'query tokens' if cap == f['query_tokens'] else 'tokens'}; use a larger family "
-                         "(--family hadamard24, --family golay24, or --code SPEC)")
+            lines.append(f"             capped: with {cap} {'query tokens' if cap == f['query_tokens'] else 'tokens'} this "
+                         f"family shows rank min(r, {cap}), so it cannot tell ranks above {cap} apart (a larger family "
+                         "can: --family hadamard24, --family golay24, --code SPEC)")
         if self.certified_bound is None:
             lines.append(f"             no certified bound: {f['source'].split(' (')[0]} is a family without its "
                          "certificate (give the certificate, or a built-in name, to keep its bound r ≥ …)")
