@@ -264,7 +264,7 @@ def export(path: str, phi_q: Callable, phi_k: Callable, *, values: Callable | No
     out: dict[str, Any] = {"tokens": np.array(bits)}
     out.update({k: arrays[k] for k in ("phi_q", "phi_k", "beta", "w", "values") if k in arrays})
     if table.delta:
-        d = Fraction(delta) if not isinstance(delta, str) else table.delta
+        d = table.delta
         exact_float = float(d) if Fraction(float(d)) == d else None
         if exact_float is None:
             raise ValueError(f"delta {d} is not a float64; write the table as JSON to keep it exact")

@@ -234,7 +234,7 @@ def test_every_negative_pair_is_counted_and_the_worst_named():
         check_kernel(KernelTable.from_dict(raw), SMALL)
     msg = str(exc.value)
     assert f"{len(pairs)} pairs the family uses have α < 0" in msg
-    assert "the worst α(" in msg and ") = -3 ≈ -3" in msg and "--clip-negative-alpha" in msg
+    assert "the worst α(" in msg and ") = -3; next" in msg and "--clip-negative-alpha" in msg
 
 
 def test_clipping_reads_small_negatives_as_zero_and_says_so():
@@ -374,3 +374,82 @@ def test_first_failure_stops_early_with_the_same_verdict_and_a_verified_farkas_c
     named = {tuple(explicit.inputs[e["index"]].tokens) for e in quick.infeasible_subfamily}
     b = lambda s: int(s[::-1], 2)  # noqa: E731
     assert named <= {(b(x), b(y), b(y)), (b(x), b(z), b(z)), (b(x), b(y), b(z))}
+
+
+# --------------------------------------------------------------------------- found by the adversarial review
+
+
+M12 = str(ROOT / "docs" / "results" / "m12.cert.json")
+
+
+def _ones_kernel(fam, changes=None):
+    toks = tokens_of(load_family(M12))
+    k = [[1] * len(toks) for _ in toks]
+    pos = {z: i for i, z in enumerate(toks)}
+    for (x, z), v in (changes or {}).items():
+        k[pos[x]][pos[z]] = v
+    return {"tokens": [bits(z, fam.m) for z in toks], "kernel": k}
+
+
+def test_first_failure_still_refuses_a_bad_entry_in_a_query_after_the_stop():
+    """α ≡ 1 violates a jump of the first query; a negative α on the last query's pair must still be exit 2."""
+    streamed, explicit = load_family(M12, stream=True), load_family(M12)
+    last = explicit.inputs[-1]
+    raw = _ones_kernel(streamed, {(last.tokens[0], last.tokens[1]): -5})
+    msgs = set()
+    for ff in (False, True):
+        with pytest.raises(TableFormatError) as exc:
+            check_kernel(KernelTable.from_dict(raw), streamed, first_failure=ff)
+        msgs.add(str(exc.value))
+    msg = msgs.pop()
+    assert not msgs and "= -5 < 0 on a pair used by family.inputs[" in msg
+    first = int(msg.split("family.inputs[")[1].split("]")[0])  # the first input of the last query using that pair
+    assert explicit.inputs[first].tokens[0] == last.tokens[0] and last.tokens[1] in explicit.inputs[first].tokens
+
+
+def test_first_failure_without_a_violated_jump_does_not_bypass_the_readout_search_limit(monkeypatch):
+    from certify.kernels import audit
+
+    streamed = load_family(M12, stream=True)
+    toks = tokens_of(load_family(M12))
+    m = streamed.m
+    raw = {"tokens": [bits(z, m) for z in toks],  # α = 10⁶^(m − ⟨x,z⟩): every jump holds
+           "kernel": [[(10**6) ** (m - (x & z).bit_count()) for z in toks] for x in toks]}
+    monkeypatch.setattr(audit, "MAX_STREAM_READOUT_INPUTS", 100)
+    for ff in (False, True):
+        with pytest.raises(audit.FamilyFormatError, match="at most 100"):
+            check_kernel(KernelTable.from_dict(raw), streamed, first_failure=ff)
+
+
+def test_first_failure_says_its_max_error_is_a_lower_bound():
+    streamed = load_family(M12, stream=True)
+    raw = _ones_kernel(streamed)
+    raw.update(beta=[0] * len(raw["tokens"]), w=[[1000] * len(raw["tokens"]) for _ in raw["tokens"]])
+    full = check_kernel(KernelTable.from_dict(raw), streamed)
+    quick = check_kernel(KernelTable.from_dict(raw), streamed, first_failure=True)
+    assert quick.max_error <= full.max_error and quick.stopped_early["max_error_at_least"] is True
+    line = next(x for x in quick.text() if x.startswith("solves"))
+    assert f"of the {quick.stopped_early['inputs_checked']} inputs checked" in line and "max error ≥" in line
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps, reason="no extended long double here")
+def test_rationals_beyond_python_digit_guard_are_printed_not_crashed(tmp_path):
+    """A subnormal long-double delta: errors with ≈ 4,950-digit denominators; the text output used to exit 3."""
+    toks = tokens_of(SMALL)
+    arrays = {"tokens": np.array([bits(z, SMALL.m) for z in toks]), "kernel": np.ones((len(toks), len(toks))),
+              "beta": np.full(len(toks), 7.0), "w": np.zeros((len(toks), len(toks))),
+              "delta": np.nextafter(np.longdouble(0), np.longdouble(1))}
+    (tmp_path / "t.npz").write_bytes(npz_bytes(arrays))
+    proc = run_cli("check-kernel", str(tmp_path / "t.npz"), "--family", str(CORPUS / "valid" / "small_paper.json"))
+    assert proc.returncode == 1 and "solves       no" in proc.stdout and proc.stderr == ""
+
+
+@pytest.mark.parametrize("text", ["²/3", "٣/4", "𝟏/2"])
+def test_tolerances_take_ascii_digits_only(text):
+    with pytest.raises(ValueError, match="--x"):
+        parse_tolerance(text, "--x")
+
+
+def test_an_empty_code_spec_is_refused():
+    proc = run_cli("check-kernel", str(EX / "rank15_solves.npz"), "--code", "")
+    assert proc.returncode == 2 and "empty code spec" in proc.stderr

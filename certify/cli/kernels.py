@@ -34,13 +34,15 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
     """
     from ..kernels.audit import FamilyFormatError, family_of_code, parse_tolerance, run_check, verdict
 
-    if family_path and code_spec:
+    if family_path is not None and code_spec is not None:
         raise InputError("give --family or --code, not both")
+    if code_spec is not None and not code_spec.strip():
+        raise InputError("--code: empty code spec")
     try:
         tol = None if clip is None else parse_tolerance(clip, "--clip-negative-alpha")
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if code_spec:
+    if code_spec is not None:
         try:
             fam = family_of_code(code_spec)
         except FamilyFormatError as exc:

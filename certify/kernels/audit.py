@@ -22,10 +22,12 @@ false theorem, never a property of the table.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -359,7 +361,7 @@ def parse_tolerance(text: str, name: str) -> Fraction:
         if len(text) > 40:
             raise TableFormatError("at most 40 characters")
         if slash:
-            if not (num.isdigit() and den.isdigit()) or int(den) == 0:
+            if not (re.fullmatch(r"[0-9]+", num) and re.fullmatch(r"[0-9]+", den)) or int(den) == 0:
                 raise TableFormatError(f"{text!r} is not p/q with q ≥ 1")
             value = Fraction(int(num), int(den))
         else:
@@ -476,6 +478,10 @@ class KernelReport:
         return bool(self.solves) if self.solves is not None else bool(self.readout_exists)
 
     def to_json(self) -> dict[str, Any]:
+        with unlimited_digits():
+            return self._to_json()
+
+    def _to_json(self) -> dict[str, Any]:
         out = self._json()
         if self.n_failing > len(self.failing_inputs):  # a streamed family lists only the first MAX_LISTED
             out["failing_inputs_count"] = self.n_failing
@@ -509,6 +515,10 @@ class KernelReport:
         }
 
     def text(self) -> list[str]:
+        with unlimited_digits():
+            return self._text()
+
+    def _text(self) -> list[str]:
         t, f = self.table, self.family
         width = f"φ_Q/φ_K of width r = {t['feature_width']}" if t["feature_width"] else "kernel given directly"
         ro = {"one-hot": "readout: beta + w (one-hot values)", "values": f"readout: beta, w, values (d_v = {t.get('value_width')})",
@@ -521,14 +531,22 @@ class KernelReport:
         if clip is not None:
             lines.append(f"clipped      {clip['entries_clipped']:,} entries of α in [−{clip['tolerance']}, 0) read as 0: "
                          "every verdict below is about the clipped kernel, not the table's")
+        st = self.stopped_early
+        if st:
+            lines.append(f"stopped      at the first failure (--first-failure): {st['query_tokens_checked']:,} of "
+                         f"{f['query_tokens']:,} query tokens, {st['inputs_checked']:,} inputs and {st['jumps_checked']:,} "
+                         "jumps checked; the counts below are of those")
         if self.solves is not None:
             if self.solves:
                 lines.append(f"solves       yes: max error {_show(exact_text(self.max_error), _decimal(self.max_error))} "
                              f"< {f['error_below']} on all {f['inputs']} inputs")
             else:
                 worst = max(self.failing_inputs, key=lambda x: Fraction(x["error"]))
-                lines.append(f"solves       no: {self.n_failing} of {f['inputs']} inputs have error ≥ "
-                             f"{f['error_below']}; max error {_show(exact_text(self.max_error), _decimal(self.max_error))}")
+                of = f"the {st['inputs_checked']:,} inputs checked" if st else f"{f['inputs']} inputs"
+                lines.append(f"solves       no: {self.n_failing} of {of} have error ≥ "
+                             f"{f['error_below']}; max error {'≥ ' if self.stopped_early else ''}"
+                             f"{_show(exact_text(self.max_error), _decimal(self.max_error))}"
+                             + (" (in the part checked)" if self.stopped_early else ""))
                 for x in self.failing_inputs[:5]:
                     lines.append(f"             family.inputs[{x['index']}] ({', '.join(x['tokens'])}; query {x['query']}): "
                                  f"target {x['target']}, prediction {_show(x['prediction'], x['prediction_decimal'])}")
@@ -536,11 +554,6 @@ class KernelReport:
                     listed = "all" if self.n_failing == len(self.failing_inputs) else f"the first {len(self.failing_inputs):,}"
                     lines.append(f"             … {self.n_failing - 5} more (--json lists {listed}); "
                                  f"{'worst' if listed == 'all' else 'worst listed'}: family.inputs[{worst['index']}]")
-        if self.stopped_early:
-            st = self.stopped_early
-            lines.append(f"stopped      at the first failure (--first-failure): {st['query_tokens_checked']:,} of "
-                         f"{f['query_tokens']:,} query tokens, {st['inputs_checked']:,} inputs and {st['jumps_checked']:,} "
-                         "jumps checked; the counts are of those")
         lines.append(f"jumps        {self.jumps_checked} checked, {self.n_violated} violated "
                      "(weight domination: α(x,y) > μ·α(x,z), μ = d − 1 at length 3)")
         if f.get("jumps_skipped"):
@@ -580,6 +593,21 @@ class KernelReport:
         return lines
 
 
+@contextlib.contextmanager
+def unlimited_digits():
+    """Lift Python's 4,300-digit guard on ``str(int)`` while exact numbers of a check are written.
+
+    Their size is bounded by the table's limits (1,000 digits per JSON number; a long
+    double is a rational of at most ≈ 4,950 digits), never by the guard.
+    """
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
 def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False,
                  first_failure: bool = False) -> KernelReport:
     """Check ``table`` against ``family`` (see the module docstring and :func:`_check_kernel`).
@@ -592,12 +620,8 @@ def check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = 
     limits), so Python's 4,300-digit guard on ``str(int)`` is lifted while the report is
     written.
     """
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
+    with unlimited_digits():
         return _check_kernel(table, family, search_readout, first_failure)
-    finally:
-        sys.set_int_max_str_digits(old)
 
 
 def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool = False,
@@ -749,14 +773,19 @@ class _Negatives:
         if not self.count:
             return
         m = self.m
+
+        def value(v) -> str:  # exact when short, else its decimal
+            exact = format_rational(_frac(v))
+            return f"= {exact}" if len(exact) <= 24 else f"≈ {_decimal(_frac(v))}"
+
         x0, z0, a0, i0 = self.first[0]
-        text = f"α({_bits(x0, m)}, {_bits(z0, m)}) = {_frac(a0)} < 0 on a pair used by family.inputs[{i0}]"
+        text = f"α({_bits(x0, m)}, {_bits(z0, m)}) {value(a0)} < 0 on a pair used by family.inputs[{i0}]"
         if self.count > 1:
             a, x, z = self.worst
-            nxt = "; ".join(f"α({_bits(x, m)}, {_bits(z, m)}) ≈ {_decimal(_frac(v))} (family.inputs[{i}])"
+            nxt = "; ".join(f"α({_bits(x, m)}, {_bits(z, m)}) {value(v)} (family.inputs[{i}])"
                             for x, z, v, i in self.first[1:])
             text += (f"; {self.count:,} pairs the family uses have α < 0, the worst α({_bits(x, m)}, {_bits(z, m)}) "
-                     f"= {_frac(a)} ≈ {_decimal(_frac(a))}; next: {nxt}")
+                     f"{value(a)}; next: {nxt}")
         raise TableFormatError(text + "; the model needs a nonnegative kernel (--clip-negative-alpha TOL reads entries "
                                "in [−TOL, 0) as 0)")
 
@@ -881,6 +910,23 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     def describe(i: int, X: Input) -> dict[str, Any]:
         return {"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
 
+    def validate(x: int, inputs, arow, offset: int) -> bool:
+        """Record every negative used pair of query ``x``; refuse a zero denominator; True if ``α < 0`` was found."""
+        bad_query = False
+        for k, X in enumerate(inputs):
+            D = delta
+            bad = False
+            for z in X.tokens:
+                a = arow[z]
+                if a < 0:
+                    negatives.add(x, z, a, offset + k)
+                    bad = bad_query = True
+                D += a
+            if not bad and not D > 0:
+                raise TableFormatError(f"family.inputs[{offset + k}] has denominator Σ_j α = 0; the model needs it "
+                                       "positive (a library's denominator constant goes in the table's 'delta' field)")
+        return bad_query
+
     # Pass 2: per query, its inputs (validation, predictions) and its jumps.
     progress = Progress("check-kernel: checking the compact family (queries)", total=len(words))
     try:
@@ -891,21 +937,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
             seen.update(toks)
             arow = {z: A[r, k_pos[z]] for z in toks}
             if any(not a > 0 for a in arow.values()):  # a negative or zero entry: find the inputs it breaks
-                bad_query = False
-                for k, X in enumerate(inputs):
-                    D = delta
-                    bad = False
-                    for z in X.tokens:
-                        a = arow[z]
-                        if a < 0:
-                            negatives.add(x, z, a, offset + k)
-                            bad = bad_query = True
-                        D += a
-                    if not bad and not D > 0:
-                        raise TableFormatError(f"family.inputs[{offset + k}] has denominator Σ_j α = 0; "
-                                               "the model needs it positive (a library's denominator constant goes in "
-                                               "the table's 'delta' field)")
-                if bad_query:  # refused after the scan (negatives.refuse); nothing more to compute here
+                if validate(x, inputs, arow, offset):  # refused after the scan (negatives.refuse); nothing more here
                     offset += len(inputs)
                     j_offset += len(jumps)
                     progress.update(i + 1)
@@ -974,6 +1006,18 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
             progress.update(i + 1)
     finally:
         progress.close()
+    if stopped is not None:  # the rest is still validated, so that a bad table is refused (exit 2) as without stopping
+        zero = fmpq(0)
+        if not all(A[r, j] > zero for r in range(A.nrows()) for j in range(A.ncols())):
+            rest = offset
+            for i, (toks, n_inputs, _) in enumerate(planned_query_tokens(code, plan)):
+                if i <= stopped[0]:
+                    continue
+                r = q_pos[words[i]]
+                if not all(A[r, k_pos[z]] > zero for z in toks):  # this query's own pairs: generate and look
+                    _, inputs = generate(i)
+                    validate(words[i], inputs, {z: A[r, k_pos[z]] for z in toks}, rest)
+                rest += n_inputs
     negatives.refuse()
     if stopped is None and (offset != c.inputs or j_offset != c.jumps):
         raise KernelContradiction(f"generated {offset:,} inputs and {j_offset:,} jumps; the checker counted "
@@ -986,7 +1030,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     report.jumps_checked = c.jumps if stopped is None else j_offset
     if stopped is not None:
         report.stopped_early = {"query_tokens_checked": stopped[0] + 1, "inputs_checked": offset,
-                                "jumps_checked": j_offset}
+                                "jumps_checked": j_offset, "max_error_at_least": True}
         seen.update(dict.fromkeys(k_tokens))  # every column, for the rank: the order changes no rank
 
     rank = table.alpha_rank(rows, [table.index[z] for z in seen])  # columns in the explicit path's order
@@ -1013,11 +1057,11 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
         search.finish(report)
         report.readout_exists = False
         lp = False
-    elif lp and stopped is not None:  # stopped at a failing input of the table's own readout: search the rest
-        if c.inputs > MAX_STREAM_READOUT_INPUTS:
-            raise FamilyFormatError(
-                f"{family.source}: the table's readout fails, no jump is violated up to query token {stopped[0] + 1}, "
-                f"and the readout search on {c.inputs:,} inputs is beyond {MAX_STREAM_READOUT_INPUTS:,}")
+    elif lp and c.inputs > MAX_STREAM_READOUT_INPUTS:  # --first-failure found no violated jump: a full search is needed
+        where = f"up to query token {stopped[0] + 1}" if stopped is not None else "in the whole family"
+        raise FamilyFormatError(
+            f"{family.source}: no jump is violated {where}, so deciding whether some readout exists needs the readout "
+            f"search on {c.inputs:,} inputs; at most {MAX_STREAM_READOUT_INPUTS:,} (docs/performance.md)")
     if lp:  # Pass 3: one exact LP per query token, its inputs generated again
         search = _ReadoutSearch(m)
         offset = 0
@@ -1140,10 +1184,11 @@ def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
     from .table import load_table
 
     try:
-        table = load_table(table_path)
-        if clip is not None:
-            table.clip_negative_alpha(clip)
-        report = check_kernel(table, family, search_readout=search_readout, first_failure=first_failure)
+        with unlimited_digits():  # a refusal may quote an exact number of the file
+            table = load_table(table_path)
+            if clip is not None:
+                table.clip_negative_alpha(clip)
+            report = check_kernel(table, family, search_readout=search_readout, first_failure=first_failure)
     except (TableFormatError, FamilyFormatError) as exc:
         return 2, str(exc)
     except (KernelContradiction, LPError) as exc:

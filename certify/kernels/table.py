@@ -387,7 +387,15 @@ def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any 
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             k = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
             raise TableFormatError(f"{name}{list(k)} is {float(a[k])}; every entry must be finite")
-    if isinstance(delta, str):
+    if hasattr(delta, "dtype") and getattr(delta, "ndim", None) == 0 or type(delta).__module__ == "numpy":
+        if hasattr(delta, "detach"):  # a torch scalar; bfloat16 has no numpy dtype, and float64 holds it exactly
+            delta = delta.detach().cpu()
+            delta = (delta.double() if delta.is_floating_point() else delta).numpy()
+        d = np.asarray(delta)
+        if d.dtype.kind not in "iuf" or d.dtype.kind == "f" and not np.isfinite(d):
+            raise TableFormatError(f"delta: expected a finite number, got {d.dtype} {d.item()!r}")
+        value = Fraction(*_np_entries(d.reshape(1))[0])
+    elif isinstance(delta, str):
         _check_json_entry(delta, "delta")
         value = Fraction(*_json_entry(delta))
     elif isinstance(delta, (int, float, Fraction)) and not isinstance(delta, bool):
@@ -520,7 +528,7 @@ def _npz_headers(zf: zipfile.ZipFile, path: str) -> dict[str, tuple]:
             raise TableFormatError(f"{path}: {field} holds Python objects (pickled data), which are never loaded")
         if dtype.fields is not None or dtype.subdtype is not None:
             raise TableFormatError(f"{path}: {field} has a structured dtype {dtype}; expected plain numbers")
-        kinds = "USiubf" if field == "tokens" else "iufb"
+        kinds = "USiubf" if field in ("tokens", "note") else "iufb"  # a note: free text (or numbers), never read
         if dtype.kind == "c":
             raise TableFormatError(f"{field}: complex numbers are not allowed")
         if dtype.kind not in kinds:
@@ -621,7 +629,8 @@ def _load_npz(path: str) -> KernelTable:
 
 def _check_delta(value: Fraction) -> Fraction:
     if value < 0:
-        raise TableFormatError(f"delta is {value}; the denominator constant must be ≥ 0")
+        small = value.numerator.bit_length() + value.denominator.bit_length() <= 128
+        raise TableFormatError(f"delta is {value if small else 'a negative number'}; the denominator constant must be ≥ 0")
     return value
 
 

@@ -185,6 +185,42 @@ def review_attacks() -> None:
          "families/gap_twelve.json")
 
 
+def library_attacks() -> None:
+    """Issue 17 (heads of linear-attention libraries) and its adversarial review: dtypes, delta, negatives."""
+    bits = np.array([[int(c) for c in t] for t in GAP_ONE_TABLE["tokens"]])
+    for dtype in ("uint8", "bool", "float32"):
+        emit("valid", f"tokens_{dtype}.npz", npz_bytes(**gap_one_arrays(tokens=bits.astype(dtype))), 0,
+             f"tokens as a 0/1 {dtype} array (np.savez of numpy's natural 0/1 dtype was refused: "
+             "'expected 0/1 strings or a 0/1 integer array, got dtype uint8')")
+    emit("malformed", "tokens_entry_2.npz", npz_bytes(**gap_one_arrays(tokens=np.where(bits == 1, 2, 0).astype("uint8"))),
+         2, "a token entry 2 in a uint8 array: refused naming tokens[0][0]")
+    emit("malformed", "tokens_entry_nan.npz", npz_bytes(**gap_one_arrays(tokens=np.where(bits == 1, np.nan, 0.0))), 2,
+         "NaN in a float token array (NaN compares unequal to 0 and to 1)")
+    emit("valid", "delta_phantom_key.json", dict(GAP_ONE_TABLE, delta="1/1000"), 0,
+         "a denominator constant δ = 1/1000 (libraries' eps; it was not expressible): still solves, exactly")
+    emit("valid", "delta_float64.npz", npz_bytes(**gap_one_arrays(delta=np.float64(1e-6))), 0,
+         "delta as a 0-d float64 member, as np.savez(delta=1e-6) writes it")
+    zero = dict(GAP_ONE_TABLE, kernel=[[0, 0, 0], [0, 0, 0], [0, 0, 0]])
+    emit("malformed", "zero_denominator_without_delta.json", zero, 2,
+         "α ≡ 0 (a ReLU map at small r): Σ_j α = 0, no verdict possible; the message points to 'delta'")
+    emit("valid", "zero_kernel_with_delta.json", dict(zero, delta="1/100"), 1,
+         "the same kernel with δ = 1/100: every prediction is β(x), a verdict (fails) instead of exit 2")
+    emit("malformed", "delta_negative.json", dict(GAP_ONE_TABLE, delta="-1/1000"), 2, "a negative delta")
+    emit("malformed", "delta_nan.npz", npz_bytes(**gap_one_arrays(delta=np.float64("nan"))), 2, "delta NaN")
+    emit("malformed", "delta_two_values.npz", npz_bytes(**gap_one_arrays(delta=np.array([1.0, 2.0]))), 2,
+         "delta of shape (2,): one number is allowed")
+    if np.finfo(np.longdouble).max > np.finfo(np.float64).max:  # x86: an 80-bit long double
+        emit("malformed", "delta_negative_longdouble_max.npz",
+             npz_bytes(**gap_one_arrays(delta=-np.finfo(np.longdouble).max)), 2,
+             "delta = −(long double max), ≈ 4,930 digits: the refusal printed the value and crashed on Python's "
+             "4,300-digit guard (exit 3)")
+    neg = dict(GAP_ONE_TABLE, kernel=[[1, "-1/10000000000", "-1/1000"], [1, 1, 1], [1, 1, 1]])
+    emit("malformed", "negative_alpha_two_pairs.json", neg, 2,
+         "two used pairs with α < 0 (roundoff of a kernel ≥ 0 in the reals): both counted, the worst named")
+    emit("valid", "note_as_text.npz", npz_bytes(**gap_one_arrays(note=np.array("trained 2026-12-01"))), 0,
+         "a text 'note' member (certify.torch.export(note=…) wrote one that was refused: 'expected a numeric array')")
+
+
 def main() -> None:
     for folder in ("valid", "malformed", "families"):
         d = HERE / folder
@@ -198,6 +234,7 @@ def main() -> None:
          0, "one jump of gap 12 on 12-bit tokens", None)
     del MANIFEST["families/gap_twelve.json"]
     valid()
+    library_attacks()
     malformed()
     review_attacks()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
