@@ -453,3 +453,19 @@ def test_tolerances_take_ascii_digits_only(text):
 def test_an_empty_code_spec_is_refused():
     proc = run_cli("check-kernel", str(EX / "rank15_solves.npz"), "--code", "")
     assert proc.returncode == 2 and "empty code spec" in proc.stderr
+
+
+def test_first_failure_validates_the_rest_of_a_factor_table_too():
+    streamed, explicit = load_family(M12, stream=True), load_family(M12)
+    toks = tokens_of(explicit)
+    last = explicit.inputs[-1]
+    x, z = last.tokens[0], last.tokens[1]
+    raw = {"tokens": [bits(t, streamed.m) for t in toks],
+           "phi_q": [[0, 1] if t == x else [1, 0] for t in toks],  # α ≡ 1 except α(x, ·) = phi_k[·][1]
+           "phi_k": [[1, -5] if t == z else [1, 1] for t in toks]}
+    msgs = set()
+    for ff in (False, True):
+        with pytest.raises(TableFormatError) as exc:
+            check_kernel(KernelTable.from_dict(raw), streamed, first_failure=ff)
+        msgs.add(str(exc.value))
+    assert len(msgs) == 1 and "= -5 < 0 on a pair used by" in msgs.pop()

@@ -1008,7 +1008,13 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
         progress.close()
     if stopped is not None:  # the rest is still validated, so that a bad table is refused (exit 2) as without stopping
         zero = fmpq(0)
-        if not all(A[r, j] > zero for r in range(A.nrows()) for j in range(A.ncols())):
+        # Nothing can fail when α ≥ 0 on the whole block (from nonnegative factors, else entry by entry) and every
+        # denominator has a positive term: δ > 0, or α(x, x) > 0 (every input of a compact family starts with its query).
+        if table.width is not None and table.clip is None:
+            nonneg = all(a.p >= 0 for f in ("phi_q", "phi_k") for a in table._rows(f, rows if f == "phi_q" else cols).entries())
+        else:
+            nonneg = all(a.p >= 0 for a in A.entries())
+        if not (nonneg and (table.delta > 0 or all(A[q_pos[x], k_pos[x]].p > 0 for x in words))):
             rest = offset
             for i, (toks, n_inputs, _) in enumerate(planned_query_tokens(code, plan)):
                 if i <= stopped[0]:
