@@ -121,3 +121,46 @@ def test_a_time_limit_that_fires_first_is_reported_as_not_reproducible(monkeypat
     result = search(12, budget=10**6, time_limit=100)
     assert result.time_capped and not result.reproducible and result.steps < 10**6
     assert "not reproducible" in result_certificate(result)[0]["producer"]["note"]
+
+
+def test_fit_to_time_keeps_a_prefix_whose_certificate_fits_and_says_so(monkeypatch):
+    """A clock on which each query of the generator takes 1 s: 3 passes of t queries cannot fit in 30 s."""
+    import certify.search.codes as search_codes
+    from certify.search.codes import POST_PASSES, exact_ratio, factor_table, fit_to_time
+
+    result = search(12, seed=1, budget=300)
+    t = result.code.size
+    now = [0.0]
+
+    def clock():
+        now[0] += 0.5  # two readings per sampled query: 1 s per query
+        return now[0]
+
+    monkeypatch.setattr(search_codes.time, "monotonic", clock)
+    fitted = fit_to_time(result, deadline=30.0)
+    keep = fitted.code.size
+    assert fitted.time_capped and not fitted.reproducible and fitted.trimmed_from == t
+    assert 2 <= keep < t and POST_PASSES * 1.0 * keep * keep / t <= 30.0  # time per query shrinks like t
+    assert fitted.code.words == result.code.words[:keep]
+    assert fitted.ratio == exact_ratio(fitted.code.words, 12, factor_table(12))
+    assert check(result_certificate(fitted)[0]).proved >= fitted.rank_at_least  # the sharper argument may add
+    assert "kept to meet the time limit" in fitted.how()
+    monkeypatch.undo()
+    assert fit_to_time(result, deadline=float("inf")) is result  # time enough: the same result, untouched
+
+
+def test_the_time_limit_covers_certificate_and_verification_in_the_worst_case(tmp_path):
+    """Issue 18's reproducer ran for more than 600 s at --time-limit 5 (minutes counting golay24's family at
+    n = 1,000); the bound here is only a guard against that, not a timing test."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "certify.cli", "search", "--m", "64", "--length", "1000",
+                           "--error-below", "1/1000", "--time-limit", "2", "--out", str(tmp_path / "s.json"), "--json"],
+                          capture_output=True, text=True, timeout=180, env={"CERTIFY_PROGRESS": "0", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["time_capped"] is True and doc["reproducible"] is False and doc["verified"] is True
+    cert = json.loads((tmp_path / "s.json").read_text())
+    assert check(cert).proved == doc["claim"]["rank_at_least"]

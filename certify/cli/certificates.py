@@ -1,6 +1,8 @@
 """Commands that build or read certificates: rank-nine, verify, rank-bound, search, unique-minimizer, family."""
 from __future__ import annotations
 
+import time
+
 import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
@@ -323,13 +325,16 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
     from ..certificates.rank_bound import describe, parse_error
     from ..check import Progress
-    from ..search.codes import SearchError, result_certificate, search
+    from ..search.codes import SearchError, fit_to_time, result_certificate, search
 
     progress = Progress(f"certify search --m {m}")
+    started = time.monotonic()
     try:
         error = parse_error(error_text)
         result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(None, note),
                         budget=budget)
+        if time_limit is not None:  # the certificate, written and verified, within the limit too
+            result = fit_to_time(result, started + time_limit, lambda note: progress.update(None, note))
         cert, plan, bound = result_certificate(result, argument=argument)
     except (ValueError, SearchError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
@@ -342,6 +347,7 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
         click.echo(strict_json({
             "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
             "seed": seed, "budget": budget, "steps": result.steps, "time_capped": result.time_capped,
+            "trimmed_from": result.trimmed_from, "total_seconds": round(time.monotonic() - started, 3),
             "reproducible": result.reproducible,
             "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
             "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,

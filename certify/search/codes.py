@@ -54,6 +54,8 @@ certify.search.codes.SearchError: --m must be in [4, 64], not 1
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 import random
 import time
 from collections import Counter
@@ -440,6 +442,7 @@ class SearchResult:
     budget: int = DEFAULT_BUDGET
     steps: int = 0
     time_capped: bool = False
+    trimmed_from: int | None = None  # fit_to_time kept a sub-code of this many words' code
 
     @property
     def reproducible(self) -> bool:
@@ -457,9 +460,13 @@ class SearchResult:
         kicks = self.moves.get("kick", 0)
         effort = f"{tried:,} moves, {kicks:,} restart{'' if kicks == 1 else 's'}"
         if not self.added and not self.removed:
-            return f"seed {self.seed} ({self.seed_size:,} words); local search ({effort}) found nothing better"
-        return (f"seed {self.seed} ({self.seed_size:,} words), then local search ({effort}): "
-                f"{self.added:,} words added, {self.removed:,} removed")
+            text = f"seed {self.seed} ({self.seed_size:,} words); local search ({effort}) found nothing better"
+        else:
+            text = (f"seed {self.seed} ({self.seed_size:,} words), then local search ({effort}): "
+                    f"{self.added:,} words added, {self.removed:,} removed")
+        if self.trimmed_from is not None:
+            text += f"; the first {self.code.size:,} of its {self.trimmed_from:,} words kept to meet the time limit"
+        return text
 
 
 def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 64) -> int:
@@ -502,7 +509,10 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     say = progress or (lambda text: None)
     F = factor_table(m, length, eps)
     say("building seed codes")
-    seed_deadline = None if time_limit is None else start + 0.4 * time_limit
+    # With a time limit, the search keeps SEARCH_SHARE of it: the rest is for the certificate of the code
+    # found, which fit_to_time sizes to what is left (building it and the checker's verification).
+    deadline = None if time_limit is None else start + SEARCH_SHARE * time_limit
+    seed_deadline = None if time_limit is None else start + 0.4 * SEARCH_SHARE * time_limit
     seeds = seed_codes(m, deadline=seed_deadline)
     time_capped = seed_deadline is not None and time.monotonic() > seed_deadline
     rng = random.Random(seed)
@@ -510,9 +520,12 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     half = m // 2
     if comb(m, half) <= POOL_LAYER_MAX:
         pool_words.update(colex_words(m, half))
-    else:  # a large layer: random words of the weights the seeds use
+    else:  # a large layer: random words of the weights the seeds use (cut short, and said so, past the seed deadline)
         for w in sorted({x.bit_count() for x in pool_words}):
-            for _ in range(RANDOM_POOL_WORDS):
+            for i in range(RANDOM_POOL_WORDS):
+                if seed_deadline is not None and i % 1024 == 0 and time.monotonic() > seed_deadline:
+                    time_capped = True
+                    break
                 pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
     cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
     scored = []
@@ -570,6 +583,58 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     return SearchResult(m, length, eps, code, final, result_seed, len(seed_words), len(kept - seed_words),
                         len(seed_words - kept), scored, dict(result_moves), time.monotonic() - start,
                         seed, budget, steps, time_capped)
+
+
+#: The share of ``--time-limit`` that the search itself may use (seeds and local search); the rest is
+#: for writing and verifying the certificate of the code found (:func:`fit_to_time`).
+SEARCH_SHARE = 0.6
+#: Passes over the family that writing and verifying a certificate take, each about as long as one pass
+#: of the producer's per-query generator: the counts, the checker's generation and its re-read (measured on
+#: golay24 and on the m = 64, length 1,000 worst case of issue 18: 2.2–2.8 passes).
+POST_PASSES = 3.0
+
+
+def fit_to_time(result: SearchResult, deadline: float, say: Callable[[str], None] | None = None) -> SearchResult:
+    """The result, or a sub-code of it, whose certificate can be written and verified before ``deadline``.
+
+    The cost of the certificate is measured, not guessed: one query of the producer's generator
+    (:func:`witnesses.plans._iter_query_sets`, which the counts, the family and the checker's
+    generation all resemble) is timed on the code's own plan, at least one query and for at most
+    0.1 s; the whole certificate costs about :data:`POST_PASSES` × (time per query) × ``t``, and a
+    query's time grows like ``t``. If that exceeds the time left, the first ``t'`` words are kept,
+    ``t'² ≈ t · (time left) / (POST_PASSES · time per query)`` (a sub-code keeps a chain for every
+    pair), the ratio is recomputed exactly and the result is marked ``time_capped``.
+    """
+    from witnesses.plans import _iter_query_sets
+
+    from ..certificates.rank_bound import make_plan
+
+    t = result.code.size
+    plan = make_plan(result.code, "best", result.length, result.error, distances=exact_pairs(result.code.words, result.m))
+    t0 = time.monotonic()
+    sampled = 0
+    for _ in _iter_query_sets(result.code, plan):
+        sampled += 1
+        if time.monotonic() - t0 > 0.1 or sampled >= 8:
+            break
+    per_query = (time.monotonic() - t0) / max(sampled, 1)
+    left = deadline - time.monotonic()
+    need = POST_PASSES * per_query * t
+    if need <= left or t <= 2:
+        return result
+    keep = max(2, min(t - 1, int(math.sqrt(max(left, 0.0) * t / (POST_PASSES * per_query)))))
+    words = result.code.words[:keep]
+    F = factor_table(result.m, result.length, result.error)
+    ratio = exact_ratio(words, result.m, F)
+    if ratio is None:  # cannot happen: a sub-code keeps every pair's chain
+        raise AssertionError("a sub-code lost a chain")
+    desc = f"{result.code.description}; its first {keep:,} words (--time-limit)"
+    code = (ConstantWeightCode(result.m, result.code.weight, tuple(words), desc) if result.code.weight is not None
+            else BinaryCode(result.m, tuple(words), desc))
+    if say is not None:
+        say(f"time limit: the certificate of {t:,} words would take ≈ {need:.0f} s, {max(left, 0):.1f} s are left: "
+            f"keeping the first {keep:,} words")
+    return dataclasses.replace(result, code=code, ratio=ratio, time_capped=True, trimmed_from=t)
 
 
 def result_certificate(result: SearchResult, form: str = "auto", argument="best"):
