@@ -25,7 +25,7 @@ a path
     A text file with one 0/1 word per line (character ``k`` = coordinate ``k``); blank
     lines and lines starting with ``#`` are ignored. All words have one length; their
     weights may differ. At most :data:`MAX_CODE_FILE_BYTES` bytes and
-    :data:`MAX_CODE_WORDS` words.
+    :data:`MAX_CODE_WORDS` words, and ``t(t−1)⌈m/64⌉ ≤`` :data:`MAX_CODE_PAIR_WORK`.
 
 Every built-in is checked where it is built (:data:`BUILTIN_FACTS` lists size, length,
 weight and directed-distance distribution; ``tests/test_library.py`` recomputes them).
@@ -60,6 +60,7 @@ __all__ = [
     "MAX_CODE_FILE_BYTES",
     "MAX_CODE_WORDS",
     "MAX_CODE_LENGTH",
+    "MAX_CODE_PAIR_WORK",
     "builtin_names",
     "lexicode",
     "read_code_file",
@@ -80,6 +81,10 @@ MAX_GREEDY_SCAN_WORK = 10**10
 MAX_CODE_FILE_BYTES = 16 * 2**20
 MAX_CODE_WORDS = 20_000
 MAX_CODE_LENGTH = 4096
+#: ``t(t−1)⌈m/64⌉`` of a code file: the pair distances every use of a code starts with. Half the
+#: checker's compact work limit (4·10⁸ with ``k + 1 ≥ 2`` per chain), so nothing refused here could
+#: have been certified.
+MAX_CODE_PAIR_WORK = 2 * 10**8
 
 #: name → (size, length, weight, {directed distance: number of ordered pairs}).
 BUILTIN_FACTS: dict[str, tuple[int, int, int, dict[int, int]]] = {
@@ -189,6 +194,12 @@ def read_code_file(path: str | os.PathLike) -> BinaryCode | ConstantWeightCode:
             raise CodeSpecError(f"{where}: more than {MAX_CODE_WORDS:,} words")
     if len(words) < 2:
         raise CodeSpecError(f"code file {path}: {len(words)} word(s); the rank bound needs at least two")
+    t = len(words)
+    work = t * (t - 1) * -(-m // 64)
+    if work > MAX_CODE_PAIR_WORK:  # before the t(t−1) distances, which every use of a code starts with
+        raise CodeSpecError(f"code file {path}: {t:,} words of {m:,} bits mean t(t−1)⌈m/64⌉ = {work:,} word "
+                            f"operations for the pair distances alone; at most {MAX_CODE_PAIR_WORK:,} (a certificate "
+                            "of it would exceed the checker's work limit)")
     desc = f"code file {os.path.basename(path)}"
     weights = {x.bit_count() for x in words}
     if len(weights) == 1:

@@ -27,8 +27,12 @@ def distance_row(s: int, words: Sequence[int]) -> list[int]:
 def distance_counts(words: Sequence[int]) -> Counter:
     """``Counter`` of directed distances ``|S \\ U|`` over ordered pairs of distinct words.
 
-    ``t(t−1)`` popcounts, row by row (about a second for the 2,576 Golay dodecads).
+    ``t(t−1)`` popcounts, a row at a time: in numpy (exact ``uint64`` bit counts) when every
+    word has at most 64 bits, about 0.1 s for the 2,576 Golay dodecads and 1 s for 8,000
+    words; else in Python ints (about a second for the dodecads).
     """
+    if words and max(words) < 2**64 and len(words) > 32:
+        return _distance_counts_uint64(words)
     counts: Counter = Counter()
     for s in words:
         counts.update(distance_row(s, words))
@@ -36,6 +40,29 @@ def distance_counts(words: Sequence[int]) -> Counter:
     if counts[0] == 0:
         del counts[0]
     return counts
+
+
+def _popcount(a):
+    """Bit counts of a ``uint64`` numpy array (exact integer arithmetic)."""
+    import numpy as np
+
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(a).astype(np.int64)
+    a = a - ((a >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    a = (a & np.uint64(0x3333333333333333)) + ((a >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    a = (a + (a >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((a * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+
+
+def _distance_counts_uint64(words: Sequence[int]) -> Counter:
+    import numpy as np
+
+    w = np.array(words, dtype=np.uint64)
+    counts = np.zeros(65, dtype=np.int64)
+    for x in w:
+        counts += np.bincount(_popcount(x & ~w), minlength=65)
+    counts[0] -= len(w)
+    return Counter({d: int(c) for d, c in enumerate(counts) if c})
 
 
 class CodeViews:

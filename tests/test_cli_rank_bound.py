@@ -102,7 +102,8 @@ def test_rank_bound_refuses_a_code_beyond_the_checker_limits_before_the_work(tmp
     path.write_text("\n".join(sorted(words)) + "\n")
     proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
     assert_one_line_error(proc, 2)
-    assert "at most 16,384" in proc.stderr
+    # refused when the file is read (t(t−1)⌈m/64⌉ of the pair distances), else by the checker's word limit
+    assert "at most 200,000,000" in proc.stderr or "at most 16,384" in proc.stderr
 
 
 @pytest.mark.parametrize("args", [["verify", "{cert}", "--expand", "{out}"], ["family", "--from", "{cert}", "--out", "{out}"]])
@@ -143,3 +144,28 @@ def test_an_explicit_form_over_the_checker_s_file_limit_is_refused_before_it_is_
     assert_one_line_error(proc, 2)
     assert f"would have {inputs} inputs" in proc.stderr and "use --form compact" in proc.stderr
     assert not out.exists()
+
+
+def test_a_code_file_is_bounded_by_words_times_bits_when_read(tmp_path):
+    """1,800 words of 4,096 bits: t(t−1)⌈m/64⌉ > 2·10⁸ word operations just for the distances, refused on reading."""
+    import random
+
+    rng = random.Random(2)
+    path = tmp_path / "wide.txt"
+    path.write_text("".join(format(rng.getrandbits(4096), "04096b") + "\n" for _ in range(1800)))
+    proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert "t(t−1)⌈m/64⌉ = 207,244,800" in proc.stderr
+
+
+def test_a_wide_code_is_refused_from_its_plan_without_a_split_per_distance(tmp_path):
+    """400 random 4,096-bit words (148 distances near 2,048): the best splits came from one table, not 148 DPs
+    (122 s before, 3 s now); the chains of up to 231 jumps are over the checker's limit: exit 2."""
+    import random
+
+    rng = random.Random(1)
+    path = tmp_path / "w400.txt"
+    path.write_text("".join(format(rng.getrandbits(4096), "04096b") + "\n" for _ in range(400)))
+    proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert "exceed the checker's work limit" in proc.stderr

@@ -137,3 +137,16 @@ def test_as_a_family_for_check_kernel_it_is_verified_and_keeps_its_bound(tmp_pat
     (tmp_path / "bad.json").write_text(json.dumps(bad, ensure_ascii=False))
     with pytest.raises(FamilyFormatError, match="does not verify"):
         load_family(str(tmp_path / "bad.json"))
+
+
+def test_a_certificate_beyond_the_checker_file_limit_is_refused_before_it_is_built(tmp_path):
+    """Issue 18: `certify unique-minimizer --code golay24` ran for minutes past 2 GB; the size is known from the plan."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "certify.cli", "unique-minimizer", "--code", "golay24", "--out",
+                           str(tmp_path / "u.json")], capture_output=True, text=True, timeout=120,
+                          env={"CERTIFY_PROGRESS": "0", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1
+    assert "26,532,800 inputs" in proc.stderr and "at most 64 MiB" in proc.stderr
+    assert not (tmp_path / "u.json").exists()

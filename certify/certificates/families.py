@@ -77,6 +77,23 @@ def _refuse_large(kind: str, count: int, length: int, m: int) -> None:
                                f"the limits are {MAX_FAMILY_INPUTS:,} inputs and {MAX_FAMILY_BYTES // 2**20} MiB")
 
 
+def refuse_large_certificate(kind: str, code, levels, per_jump: int, length: int, m: int) -> None:
+    """Refuse before building a certificate whose family alone would exceed the checker's file limit.
+
+    The same estimate as :func:`_refuse_large` (witness slots, an upper bound), against the
+    checker's 64 MiB (``certify.check.MAX_FILE_BYTES``): such a file could never be verified.
+    ``certify unique-minimizer --code golay24`` ran for minutes past 2 GB before this check.
+    """
+    from ..check import MAX_FILE_BYTES
+
+    count = _witness_bound(code, levels, per_jump)
+    size = count * (length * (m + 12) + 60)
+    if size > MAX_FILE_BYTES:
+        raise FamilyInputError(f"{kind}: the certificate's family would have up to {count:,} inputs (about "
+                               f"{size / 2**20:,.0f} MiB written out); the checker reads at most "
+                               f"{MAX_FILE_BYTES // 2**20} MiB")
+
+
 def chain_plan(name: str, length: int, unique: bool):
     """A chain plan by name (docs/math.md §4): ``paper``, ``direct``, or ``best``.
 

@@ -214,14 +214,17 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
     from codes import CodeError, load_code
     from witnesses import WitnessError, unique_minimizer_family
 
-    from ..certificates.families import chain_plan
+    from ..certificates.families import FamilyInputError, chain_plan, refuse_large_certificate
     from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
     from ..certificates.unique_minimizer import build_unique_minimizer_certificate
 
     try:
-        fam = unique_minimizer_family(load_code(code), chain_plan(chains, 3, True), plan_name=chains)
+        words = load_code(code)
+        levels = chain_plan(chains, 3, True)
+        refuse_large_certificate("unique-minimizer", words, levels, 4, 3, words.length + 2)
+        fam = unique_minimizer_family(words, levels, plan_name=chains)
         cert = build_unique_minimizer_certificate(fam, argument=argument)
-    except (CodeError, WitnessError, CertificateBuildError) as exc:
+    except (CodeError, WitnessError, CertificateBuildError, FamilyInputError) as exc:
         raise InputError(f"--code {code}: {exc}") from None
     verified, _ = _write_and_reverify(cert, out, proved_bound(cert))
     if as_json:

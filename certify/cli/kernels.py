@@ -110,6 +110,7 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, p
         T._torch()
         fam = load_family(family_path)
         require_explicit(fam, "certify train")
+        T.check_training_size(fam, config)  # before the construction's exact check and any training
         construction = T.construction_report(fam)
         total = len(config.ranks) * len(config.seeds)
         progress = Progress(f"certify train: {total} runs", total=total, delay=0.0, interval=0.0)

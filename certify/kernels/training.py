@@ -194,6 +194,27 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- data
 
 
+#: One full-batch step holds a few tensors of ``inputs × length × r`` float64 entries (the gathered
+#: key features and their gradients): at most this many, ≈ 80 MB each, so that a run stays near 1 GiB.
+MAX_STEP_ENTRIES = 10**7
+
+
+def check_training_size(family: FamilySpec, config: TrainConfig) -> None:
+    """Refuse (``TrainingInputError``, exit 2), before any training, a family whose full-batch step is too large.
+
+    The size of a step is ``inputs × longest input × largest rank`` (:data:`MAX_STEP_ENTRIES`); the
+    one-hot readout's ``N²`` is bounded by :data:`MAX_TOKENS` in :func:`family_arrays`. A 300,000-input
+    family took 231 s and 941 MB for one step at r = 32 before this check.
+    """
+    B = family.input_count
+    L = max((len(X.tokens) for X in family.inputs), default=0)
+    r = max(config.ranks)
+    if B * L * r > MAX_STEP_ENTRIES:
+        raise TrainingInputError(
+            f"one full-batch step on this family is {B:,} inputs × {L} tokens × rank {r} = {B * L * r:,} feature "
+            f"entries; at most {MAX_STEP_ENTRIES:,} (train on a smaller family, or lower --ranks)")
+
+
 def family_arrays(family: FamilySpec) -> dict[str, Any]:
     """The family as index arrays: table tokens (first-appearance order), token indices, queries, targets, mask.
 
@@ -424,6 +445,7 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
         A table solves the family below the certified bound (a bug; exit 3).
     """
     _torch()
+    check_training_size(family, config)
     arrays = family_arrays(family)
     os.makedirs(out_dir, exist_ok=True)
     results: list[RunResult] = []

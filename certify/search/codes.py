@@ -72,12 +72,14 @@ from codes import (
     ConstantWeightCode,
     builtin_names,
     colex_words,
+    distance_counts,
     golay_code,
     hadamard_code,
     lexicode,
     load_code,
 )
 from codes.reed_muller import reed_muller
+from codes.views import _popcount
 
 from ..check import MAX_COMPACT_QUERY, MAX_COMPACT_WORDS, MAX_COMPACT_WORK, compact_work
 from ..exact import exact
@@ -123,24 +125,9 @@ def factor_table(m: int, length: int = 3, error=HALF) -> list[Fraction | None]:
     return table
 
 
-def _popcount(a: np.ndarray) -> np.ndarray:
-    """Bit counts of a ``uint64`` array (exact integer arithmetic)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(a).astype(np.int64)
-    a = a - ((a >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    a = (a & np.uint64(0x3333333333333333)) + ((a >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    a = (a + (a >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return ((a * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
-
-
 def exact_pairs(words: Sequence[int], m: int) -> Counter:
-    """Directed-distance counts over ordered pairs of distinct words (numpy rows, exact integers)."""
-    w = np.array(words, dtype=np.uint64)
-    counts = np.zeros(m + 1, dtype=np.int64)
-    for x in w:
-        counts += np.bincount(_popcount(x & ~w), minlength=m + 1)
-    counts[0] -= len(w)
-    return Counter({d: int(c) for d, c in enumerate(counts) if c})
+    """Directed-distance counts over ordered pairs of distinct words (``codes.distance_counts``: numpy rows, exact)."""
+    return distance_counts(words)
 
 
 def _ratio(t: int, pairs: Counter, F: Sequence[Fraction | None]) -> Fraction | None:
