@@ -67,6 +67,18 @@ checker). Certificates are arbitrary input: nothing in them is trusted.
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # the lone script: a signal while it starts is 130 / 143 with one line too
+    import os as _os
+    import signal as _signal
+
+    def _starting(signum, frame):  # nothing is written yet: leave at once (guard_process takes over later)
+        _os.write(2, b"check.py: interrupted (SIGINT)\n" if signum == _signal.SIGINT else b"check.py: terminated (SIGTERM)\n")
+        _os._exit(130 if signum == _signal.SIGINT else 143)
+
+    _starting.certify_starting = True
+    _signal.signal(_signal.SIGINT, _starting)
+    _signal.signal(_signal.SIGTERM, _starting)
+
 import hashlib
 import json
 import math
@@ -1410,6 +1422,10 @@ def guard_process(work, prog: str) -> int:
 
     try:
         previous = signal.signal(signal.SIGTERM, terminated)
+        if getattr(signal.getsignal(signal.SIGINT), "certify_starting", False):  # the start-up handler: Ctrl-C
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # is KeyboardInterrupt again, finally blocks run
+        if getattr(previous, "certify_starting", False):
+            previous = signal.SIG_DFL
     except (ValueError, OSError):  # not the main thread: leave the embedding program's handlers alone
         previous = None
     try:

@@ -13,13 +13,25 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 
-import click
+if os.path.basename(sys.argv[0]) in ("certify", "-m") and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    # Run as the program (the console script, or python -m certify.cli): a signal while the imports below
+    # run is 130 / 143 with one line, as later; nothing is written yet, so leave at once.
+    def _starting(signum, frame):
+        os.write(2, b"certify: interrupted (SIGINT)\n" if signum == signal.SIGINT else b"certify: terminated (SIGTERM)\n")
+        os._exit(130 if signum == signal.SIGINT else 143)
 
-from ..check import EXIT_INTERNAL, EXIT_MALFORMED, guard_process, safe_output_streams
-from . import bounds, bracket, certificates, constructions, kernels  # noqa: F401 - each registers its commands
-from .common import cli
+    _starting.certify_starting = True
+    signal.signal(signal.SIGINT, _starting)
+    signal.signal(signal.SIGTERM, _starting)
+
+import click  # noqa: E402
+
+from ..check import EXIT_INTERNAL, EXIT_MALFORMED, guard_process, safe_output_streams  # noqa: E402
+from . import bounds, bracket, certificates, constructions, kernels  # noqa: F401,E402 - each registers its commands
+from .common import cli  # noqa: E402
 
 __all__ = ["cli", "main"]
 

@@ -1,0 +1,101 @@
+"""Fuzzing process faults (issue 18): random commands under a full disk, a closed pipe or a signal.
+
+``CERTIFY_FUZZ_PROCESS_N`` cases (default 10), fixed by ``CERTIFY_FUZZ_SEED``. Each case runs
+a command once normally (its baseline exit code and output), then again under one fault:
+
+* standard output on ``/dev/full``: exit 2 with the reason, or the baseline when the command
+  writes nothing to standard output;
+* standard output closed by its reader, at once or after a random number of bytes: 141, or 0
+  when the output was complete, or the baseline when there was nothing to write;
+* SIGINT or SIGTERM after a random delay (0.3–0.9 s: during the imports or the work): 130 or 143
+  if it was still running, else the baseline.
+
+Never a traceback, never exit 3, and no temporary file left next to ``--out``.
+"""
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import CORPUS, ROOT
+from fuzzing import SEED
+
+N = int(os.environ.get("CERTIFY_FUZZ_PROCESS_N", "10"))
+CHECK = [sys.executable, str(ROOT / "certify" / "check.py")]
+CERTIFY = [sys.executable, "-m", "certify.cli"]
+
+
+def _commands(rng, out):
+    certs = sorted(str(p) for folder in ("valid", "invalid", "malformed") for p in (CORPUS / folder).glob("*.json"))
+    results = [str(ROOT / "docs" / "results" / f"m{m}.cert.json") for m in (8, 10, 12, 14, 16, 20)]
+    tables = sorted(str(p) for p in (ROOT / "tests" / "tables").glob("*/*") if p.is_file())
+    return rng.choice([
+        CHECK + [rng.choice(certs + results)],
+        CHECK + ["--json", rng.choice(certs + results)],
+        CERTIFY + ["verify", rng.choice(certs + results)],
+        CERTIFY + ["bounds", "--m", str(rng.choice([8, 64, 500, 5000, 30000]))] + (["--json"] if rng.random() < 0.5 else []),
+        CERTIFY + ["check-kernel", rng.choice(tables), "--family", str(ROOT / "tests" / "tables" / "families" / "gap_one.json")],
+        CERTIFY + ["family", "--from", rng.choice(results), "--out", out],
+        CERTIFY + ["rank-bound", "--code", rng.choice(["rank-nine", "hadamard24", "lexicode:12:6:2"]), "--out", out],
+    ])
+
+
+def _env():
+    return {**os.environ, "CERTIFY_PROGRESS": "0"}
+
+
+def _no_traceback(err: str) -> None:
+    assert "Traceback" not in err and "internal error" not in err, err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_process_fault_fuzz(tmp_path):
+    rng = random.Random(f"{SEED}:process")
+    for k in range(N):
+        case = tmp_path / str(k)
+        case.mkdir()
+        out = str(case / "out.json")
+        argv = _commands(rng, out)
+        base = subprocess.run(argv, capture_output=True, env=_env(), cwd=ROOT, timeout=300)
+        _no_traceback(base.stderr.decode())
+        assert base.returncode in (0, 1, 2), (argv, base.returncode)
+        if os.path.exists(out):
+            os.remove(out)
+        fault = rng.choice(["full", "closed", "closed-later", "SIGINT", "SIGTERM"])
+        what = f"case {k}: {' '.join(a.rsplit('/', 1)[-1] for a in argv[1:])} under {fault}"
+        if fault == "full":
+            with open("/dev/full", "w") as full:
+                proc = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, env=_env(), cwd=ROOT, timeout=300)
+            allowed = {base.returncode} if not base.stdout else {2}
+            err = proc.stderr.decode()
+            if base.stdout:
+                assert "cannot write the output" in err, (what, err)
+        elif fault.startswith("closed"):
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT)
+            if fault == "closed-later" and base.stdout:
+                proc.stdout.read(rng.randrange(1, len(base.stdout) + 1))
+            proc.stdout.close()
+            err = proc.stderr.read().decode()
+            proc.wait(timeout=300)
+            allowed = {141, 0} | ({base.returncode} if fault == "closed-later" or not base.stdout else set())
+        else:
+            sig = signal.SIGINT if fault == "SIGINT" else signal.SIGTERM
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT,
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            time.sleep(rng.uniform(0.3, 0.9))  # past the interpreter's own start (its first ~30 ms are Python's, not ours)
+            running = proc.poll() is None
+            proc.send_signal(sig)
+            _, err_b = proc.communicate(timeout=300)
+            err = err_b.decode()
+            # still running when signalled: 128 + the signal, or killed by it (−n here; the shell shows 128 + n
+            # too) when it came after the work, while the interpreter exits; else it had ended with its own code
+            code = 130 if sig == signal.SIGINT else 143
+            allowed = {code, -sig, base.returncode} if running else {base.returncode}
+        _no_traceback(err)
+        assert proc.returncode in allowed, (what, proc.returncode, allowed, err[-300:])
+        leftovers = [p.name for p in case.iterdir() if p.name != "out.json"]
+        assert leftovers == [], (what, leftovers)  # no temporary file left behind
