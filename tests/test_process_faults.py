@@ -134,3 +134,26 @@ def test_every_command_s_json_is_strict_json(args, tmp_path):
                           env=_env(), cwd=ROOT)
     assert proc.returncode in (0, 1), proc.stderr
     assert isinstance(_strict(proc.stdout), dict)
+
+
+def test_two_processes_writing_the_same_out_leave_one_whole_verified_file(tmp_path):
+    """Atomic writes, each re-checked from the bytes its own process wrote: both succeed with their own bound,
+    and the file left is the whole certificate of one of them (issue 18: a replaced --out once gave exit 3)."""
+    out = tmp_path / "same.json"
+    runs = [subprocess.Popen(CERTIFY + ["rank-nine", "--chains", chains, "--out", str(out), "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=tmp_path)
+            for chains in ("paper", "direct", "paper", "direct")]
+    docs = []
+    for proc in runs:
+        stdout, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0 and "Traceback" not in err, err
+        docs.append(json.loads(stdout))
+    assert [d["claim"]["rank_at_least"] for d in docs] == [9, 10, 9, 10]
+    left = json.loads(out.read_text())
+    sys.path.insert(0, str(ROOT))
+    from certify.check import check
+
+    assert left["sha256"] in {d["sha256"] for d in docs} and check(left).proved in (9, 10)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["same.json", "same.json.sharper.json"]  # rank-nine also writes its sharper certificate; no temp file
+    assert check(json.loads((tmp_path / names[1]).read_text())).proved >= 9
