@@ -162,11 +162,12 @@ def compact_tokens(c: CompactFamily) -> tuple[list[int], list[tuple[int, int]]]:
 def require_explicit(family: FamilySpec, command: str) -> None:
     """Refuse (:class:`FamilyFormatError`, exit 2) a streamed family in a command that needs its inputs in memory."""
     if family.streamed:
-        from ..certificates.compact import MAX_EXPAND_INPUTS
+        from ..certificates.compact import MAX_EXPAND_BYTES, MAX_EXPAND_INPUTS
 
         raise FamilyFormatError(
             f"{family.source}: the family has {family.input_count:,} inputs; {command} builds the family in memory, "
-            f"at most {MAX_EXPAND_INPUTS:,} inputs (certify check-kernel streams larger compact families)")
+            f"at most {MAX_EXPAND_INPUTS:,} inputs and {MAX_EXPAND_BYTES // 2**20} MiB written out (certify "
+            "check-kernel streams larger compact families)")
 
 
 @functools.lru_cache(maxsize=1)
