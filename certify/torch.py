@@ -110,6 +110,12 @@ def _bits(z: int, m: int) -> str:
     return format(z, f"0{m}b")[::-1]
 
 
+def _token_tensor(bits: list[str], m: int):
+    """The 0/1 strings as an ``(N, m)`` float64 tensor (character ``i`` is column ``i``)."""
+    torch = _torch()
+    return torch.tensor([[float(c == "1") for c in s] for s in bits], dtype=torch.float64).reshape(len(bits), m)
+
+
 def family_tensors(family: Any = "rank-nine") -> FamilyTensors:
     """Tokens, inputs, query positions and targets of a family as torch tensors (see :class:`FamilyTensors`)."""
     torch = _torch()
@@ -117,7 +123,7 @@ def family_tensors(family: Any = "rank-nine") -> FamilyTensors:
     tokens, _ = family_tokens(fam)
     m = fam.m
     bits = [_bits(z, m) for z in tokens]
-    X = torch.tensor([[float(c == "1") for c in s] for s in bits], dtype=torch.float64).reshape(len(bits), m)
+    X = _token_tensor(bits, m)
     if fam.streamed:  # beyond what is listed in memory (certify.certificates.compact.MAX_EXPAND_INPUTS)
         return FamilyTensors(fam, bits, X, None, None, None, None, None)
     inputs = fam.inputs
@@ -218,10 +224,9 @@ def _param_dtype(module: Any):
 
 
 def _table(phi_q, phi_k, values, readout, fam: FamilySpec, delta) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
-    torch = _torch()
     tokens, _ = family_tokens(fam)
     bits = [_bits(z, fam.m) for z in tokens]
-    X = torch.tensor([[float(c == "1") for c in s] for s in bits], dtype=torch.float64).reshape(len(bits), fam.m)
+    X = _token_tensor(bits, fam.m)
     arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X)
     return table_from_arrays(bits, arrays, delta), arrays, bits
 

@@ -148,12 +148,7 @@ def test_an_explicit_form_over_the_checker_s_file_limit_is_refused_before_it_is_
 
 def test_a_code_file_is_bounded_by_words_times_bits_when_read(tmp_path):
     """1,800 words of 4,096 bits: t(t−1)⌈m/64⌉ > 2·10⁸ word operations just for the distances, refused on reading."""
-    import random
-
-    rng = random.Random(2)
-    path = tmp_path / "wide.txt"
-    path.write_text("".join(format(rng.getrandbits(4096), "04096b") + "\n" for _ in range(1800)))
-    proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+    proc = _rank_bound_of_random_words(tmp_path, words=1800, seed=2)
     assert_one_line_error(proc, 2)
     assert "t(t−1)⌈m/64⌉ = 207,244,800" in proc.stderr
 
@@ -161,11 +156,16 @@ def test_a_code_file_is_bounded_by_words_times_bits_when_read(tmp_path):
 def test_a_wide_code_is_refused_from_its_plan_without_a_split_per_distance(tmp_path):
     """400 random 4,096-bit words (148 distances near 2,048): the best splits came from one table, not 148 DPs
     (122 s before, 3 s now); the chains of up to 231 jumps are over the checker's limit: exit 2."""
-    import random
-
-    rng = random.Random(1)
-    path = tmp_path / "w400.txt"
-    path.write_text("".join(format(rng.getrandbits(4096), "04096b") + "\n" for _ in range(400)))
-    proc = run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+    proc = _rank_bound_of_random_words(tmp_path, words=400, seed=1)
     assert_one_line_error(proc, 2)
     assert "exceed the checker's work limit" in proc.stderr
+
+
+def _rank_bound_of_random_words(tmp_path, words: int, seed: int):
+    """`certify rank-bound --code FILE` on a file of ``words`` random 4,096-bit words."""
+    import random
+
+    rng = random.Random(seed)
+    path = tmp_path / "words.txt"
+    path.write_text("".join(format(rng.getrandbits(4096), "04096b") + "\n" for _ in range(words)))
+    return run_cli("rank-bound", "--code", str(path), cwd=tmp_path)

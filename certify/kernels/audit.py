@@ -37,6 +37,7 @@ from codes import complement
 from witnesses import Input, WitnessError
 
 from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, exact_text, format_rational, load
+from .lp import as_fmpq
 from .table import KernelTable, TableFormatError
 
 __all__ = [
@@ -663,24 +664,10 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
     report = _new_report(table, family, eps, len(inputs), len(family.jumps), len(q_tokens), len(k_tokens))
-    delta = _fmpq(table.delta)
+    delta = as_fmpq(table.delta, "delta")
     # Validation: α ≥ 0 on every used pair (all negative pairs listed), positive denominators δ + Σ_j α.
-    dens = []
     negatives = _Negatives(m)
-    for i, X in enumerate(inputs):
-        xq = X.tokens[X.query]
-        D = delta
-        bad = False
-        for z in X.tokens:
-            a = alpha(xq, z)
-            if a < 0:
-                negatives.add(xq, z, a, i)
-                bad = True
-            D += a
-        if not bad and not D > 0:
-            raise TableFormatError(f"family.inputs[{i}] has denominator Σ_j α = 0; the model needs it positive"
-                                   " (a library's denominator constant goes in the table's 'delta' field)")
-        dens.append(D)
+    dens = _validate_inputs(inputs, alpha, 0, delta, negatives)[0]
     negatives.refuse()
 
     def describe(i: int) -> dict[str, Any]:
@@ -747,6 +734,31 @@ def _kernel_blocks(table: KernelTable, q_tokens: list[int], k_tokens: list[int])
     return rows, cols, A, G
 
 
+def _validate_inputs(inputs, alpha, offset: int, delta, negatives: "_Negatives") -> tuple[list, bool]:
+    """Denominators ``δ + Σ_j α`` of ``inputs`` (``family.inputs[offset + k]``), every negative used pair recorded.
+
+    Refuses (``TableFormatError``) the first input without a negative pair whose denominator
+    is not positive; returns ``(denominators, whether α < 0 was found)``. The caller refuses
+    the negatives (:meth:`_Negatives.refuse`) once it has seen all it will.
+    """
+    dens, found = [], False
+    for k, X in enumerate(inputs):
+        xq = X.tokens[X.query]
+        D = delta
+        bad = False
+        for z in X.tokens:
+            a = alpha(xq, z)
+            if a < 0:
+                negatives.add(xq, z, a, offset + k)
+                bad = found = True
+            D += a
+        if not bad and not D > 0:
+            raise TableFormatError(f"family.inputs[{offset + k}] has denominator Σ_j α = 0; the model needs it positive"
+                                   " (a library's denominator constant goes in the table's 'delta' field)")
+        dens.append(D)
+    return dens, found
+
+
 class _Negatives:
     """Every pair ``(x, z)`` a family uses with ``α(x, z) < 0``: a count, the worst and the first few (for one line)."""
 
@@ -789,12 +801,6 @@ class _Negatives:
                      f"{value(a)}; next: {nxt}")
         raise TableFormatError(text + "; the model needs a nonnegative kernel (--clip-negative-alpha TOL reads entries "
                                "in [−TOL, 0) as 0)")
-
-
-def _fmpq(q: Fraction):
-    from flint import fmpq
-
-    return fmpq(q.numerator, q.denominator)
 
 
 def _phantom_numerators(table: KernelTable, rows: list[int], delta) -> list:
@@ -886,7 +892,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
     report = _new_report(table, family, eps, c.inputs, c.jumps, len(q_tokens), len(k_tokens), streamed=True)
-    delta = _fmpq(table.delta)
+    delta = as_fmpq(table.delta, "delta")
     phantom = _phantom_numerators(table, rows, delta) if G is not None else None
     extra = (PHANTOM,) if table.delta else ()  # the phantom key, in every input
     negatives = _Negatives(m)
@@ -911,22 +917,9 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
     def describe(i: int, X: Input) -> dict[str, Any]:
         return {"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
 
-    def validate(x: int, inputs, arow, offset: int) -> bool:
-        """Record every negative used pair of query ``x``; refuse a zero denominator; True if ``α < 0`` was found."""
-        bad_query = False
-        for k, X in enumerate(inputs):
-            D = delta
-            bad = False
-            for z in X.tokens:
-                a = arow[z]
-                if a < 0:
-                    negatives.add(x, z, a, offset + k)
-                    bad = bad_query = True
-                D += a
-            if not bad and not D > 0:
-                raise TableFormatError(f"family.inputs[{offset + k}] has denominator Σ_j α = 0; the model needs it "
-                                       "positive (a library's denominator constant goes in the table's 'delta' field)")
-        return bad_query
+    def validate(inputs, arow, offset: int) -> bool:
+        """:func:`_validate_inputs` on one query's inputs (its row of α); True if ``α < 0`` was found."""
+        return _validate_inputs(inputs, lambda _x, z: arow[z], offset, delta, negatives)[1]
 
     # Pass 2: per query, its inputs (validation, predictions) and its jumps.
     progress = Progress("check-kernel: checking the compact family (queries)", total=len(words))
@@ -938,7 +931,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
             seen.update(toks)
             arow = {z: A[r, k_pos[z]] for z in toks}
             if any(not a > 0 for a in arow.values()):  # a negative or zero entry: find the inputs it breaks
-                if validate(x, inputs, arow, offset):  # refused after the scan (negatives.refuse); nothing more here
+                if validate(inputs, arow, offset):  # refused after the scan (negatives.refuse); nothing more here
                     offset += len(inputs)
                     j_offset += len(jumps)
                     progress.update(i + 1)
@@ -1023,7 +1016,7 @@ def _check_kernel_streamed(table: KernelTable, family: FamilySpec, search_readou
                 r = q_pos[words[i]]
                 if not all(A[r, k_pos[z]] > zero for z in toks):  # this query's own pairs: generate and look
                     _, inputs = generate(i)
-                    validate(words[i], inputs, {z: A[r, k_pos[z]] for z in toks}, rest)
+                    validate(inputs, {z: A[r, k_pos[z]] for z in toks}, rest)
                 rest += n_inputs
     negatives.refuse()
     if stopped is None and (offset != c.inputs or j_offset != c.jumps):
@@ -1096,8 +1089,6 @@ def _readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps, delta=No
     key (:data:`PHANTOM`, last) has coefficient ``delta`` in every row: its value
     ``g_x(phantom) = β(x)`` is one more unknown. Returns ``(keys, rows, lo, hi)``.
     """
-    from .lp import as_fmpq
-
     keys = sorted({z for i in ids for z in inputs[i].tokens})
     if delta:
         keys.append(PHANTOM)
