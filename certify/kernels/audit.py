@@ -38,6 +38,7 @@ from witnesses import Input, WitnessError
 
 from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, exact_text, format_rational, load
 from .lp import as_fmpq
+from .multihead import exact_predictions
 from .table import KernelTable, TableFormatError
 
 __all__ = [
@@ -458,6 +459,8 @@ class KernelReport:
     stopped_early: dict[str, int] | None = None  # first_failure stopped here: the counts are lower bounds
     failing_count: int | None = None  # streamed families: how many inputs fail (only the first MAX_LISTED are listed)
     violation_count: int | None = None  # streamed families: how many jumps are violated (likewise)
+    head_ranks: list[int] | None = None  # a table of several heads: each head's exact kernel rank (check_multihead)
+    head_ranks_exact: bool = True
 
     @property
     def n_failing(self) -> int:
@@ -503,7 +506,9 @@ class KernelReport:
             "jumps_checked": self.jumps_checked,
             "jump_violations": self.jump_violations,
             "kernel_rank": self.kernel_rank,
-            "kernel_rank_exact": self.kernel_rank_bounds is None or self.kernel_rank_bounds.exact,
+            "kernel_rank_exact": (self.kernel_rank_bounds is None or self.kernel_rank_bounds.exact)
+            if self.head_ranks is None else self.head_ranks_exact,
+            "head_ranks": self.head_ranks,
             "certificate_matrix_rank": self.certificate_matrix_rank,
             "certified_bound": self.certified_bound,
             "kernel_rank_capped": self.rank_capped,
@@ -525,6 +530,9 @@ class KernelReport:
         width = f"φ_Q/φ_K of width r = {t['feature_width']}" if t["feature_width"] else "kernel given directly"
         ro = {"one-hot": "readout: beta + w (one-hot values)", "values": f"readout: beta, w, values (d_v = {t.get('value_width')})",
               None: "no readout (kernel only)"}[t["readout"]]
+        if self.head_ranks is not None:
+            width = (f"{len(t['heads'])} heads, φ_Q/φ_K widths r_h = {' + '.join(map(str, t['heads']))} = {t['feature_width']}"
+                     + (f", value widths d_h = {' + '.join(map(str, t['value_heads']))}" if t.get("value_heads") else ""))
         lines = [f"family       {f['source']}: {f['inputs']} inputs, error < {f['error_below']}"
                  + (" (compact: generated and checked query by query)" if f.get("streamed") else ""),
                  f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"
@@ -556,6 +564,13 @@ class KernelReport:
                     listed = "all" if self.n_failing == len(self.failing_inputs) else f"the first {len(self.failing_inputs):,}"
                     lines.append(f"             … {self.n_failing - 5} more (--json lists {listed}); "
                                  f"{'worst' if listed == 'all' else 'worst listed'}: family.inputs[{worst['index']}]")
+        if self.head_ranks is not None:
+            ranks = " + ".join(map(str, self.head_ranks))
+            lines.append("jumps        not checked: weight domination, the certified bound and the readout LP are about "
+                         "one head")
+            lines.append(f"kernel ranks {'' if self.head_ranks_exact else '≥ '}{ranks} = {self.kernel_rank} (per head, "
+                         f"exact) on {f['query_tokens']} query tokens × {f['tokens']} tokens")
+            return lines
         lines.append(f"jumps        {self.jumps_checked} checked, {self.n_violated} violated "
                      "(weight domination: α(x,y) > μ·α(x,z), μ = d − 1 at length 3)")
         if f.get("jumps_skipped"):
@@ -638,6 +653,8 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     KernelContradiction
         A solving kernel below the certified bound or violating a jump (a bug).
     """
+    if table.head_count > 1:
+        return check_multihead(table, family)
     if family.streamed:
         return _check_kernel_streamed(table, family, search_readout, first_failure)
     m = family.m
@@ -711,6 +728,45 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     if not table.has_readout or search_readout:
         _readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe, delta)
         assert_consistent(bool(report.readout_exists), known, family.certified_bound, len(report.jump_violations))
+    return report
+
+
+def check_multihead(table: KernelTable, family: FamilySpec) -> "KernelReport":
+    """``check-kernel`` on a table of ``H ≥ 2`` heads: a :class:`KernelReport`.
+
+    Exact predictions and maximum error on every input, the failing inputs, and each
+    head's exact kernel rank on the family's query tokens × tokens (their sum bounds the
+    rank of the heads' combined features). No jump, bound or readout-LP check: those are
+    one-head statements (docs/kernel-table-format.md, "Several heads").
+    """
+    if family.streamed:
+        raise TableFormatError("a table of several heads is checked against a listed family (inputs in the file), "
+                               "not a compact certificate's streamed one")
+    m, eps = family.m, family.error
+    inputs = family.inputs
+    preds = exact_predictions(table, inputs, m)
+    q_tokens = list(dict.fromkeys(X.tokens[X.query] for X in inputs))
+    k_tokens = list(dict.fromkeys(z for X in inputs for z in X.tokens))
+    report = _new_report(table, family, eps, len(inputs), 0, len(q_tokens), len(k_tokens))
+    report.table["heads"] = list(table.heads)
+    report.table["value_heads"] = list(table.value_heads) if table.value_heads else None
+    worst = Fraction(0)
+    for i, (X, pred) in enumerate(zip(inputs, preds)):
+        err = abs(pred - X.target)
+        worst = max(worst, err)
+        if not err < eps:
+            report.failing_inputs.append({"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query,
+                                          "target": X.target, "prediction": format_rational(pred),
+                                          "prediction_decimal": _decimal(pred), "error": format_rational(err)})
+    report.max_error, report.solves = worst, not report.failing_inputs
+    rows = [table.index[x] for x in q_tokens]
+    cols = [table.index[z] for z in k_tokens]
+    ranks = [table.alpha_rank(rows, cols, h) for h in range(table.head_count)]
+    report.head_ranks = [r.rank for r in ranks]
+    report.head_ranks_exact = all(r.exact for r in ranks)
+    report.kernel_rank = sum(report.head_ranks)
+    report.certified_bound = None  # a one-head bound says nothing about H heads' sum of ranks
+    report.jumps_checked = 0
     return report
 
 

@@ -40,12 +40,13 @@ from typing import Any
 
 __all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "table_from_arrays", "LIMITS", "npz_bytes"]
 
-KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "delta", "note")
+KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "delta", "heads", "value_heads", "note")
 NUMERIC = ("phi_q", "phi_k", "kernel", "beta", "w", "values")
 MAX_FILE_BYTES = 2**30  # an .npz archive on disk
 MAX_JSON_BYTES = 256 * 2**20
 MAX_DATA_BYTES = 2**30  # all arrays of an .npz, decompressed
 MAX_TOKENS = 10**6
+MAX_HEADS = 64  # the multi-head form: entries of 'heads' (and 'value_heads')
 MAX_TOKEN_BITS = 4096
 MAX_DIGITS = 1000  # of an exact JSON number: numerator and denominator each
 MAX_HEADER = 10_000  # bytes of one .npy header
@@ -58,7 +59,8 @@ LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BY
           "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
           "token characters N·m": MAX_TOKEN_CHARS, "Fortran-order member bytes": MAX_FORTRAN_BYTES,
           "exact entries per check": MAX_EXACT_ENTRIES, "Q·T·r to form α from factors": MAX_PRODUCT_WORK,
-          "digits of a JSON number": MAX_DIGITS, "predicted seconds to prove a rank's upper bound": MAX_RANK_SECONDS}
+          "digits of a JSON number": MAX_DIGITS, "predicted seconds to prove a rank's upper bound": MAX_RANK_SECONDS,
+          "heads": MAX_HEADS}
 
 
 class TableFormatError(ValueError):
@@ -251,7 +253,8 @@ class KernelTable:
     :meth:`g_block`, :meth:`entry`), straight into python-flint matrices.
     """
 
-    def __init__(self, tokens: tuple[int, ...], m: int, fields: dict[str, _Matrix], delta: Fraction = Fraction(0)) -> None:
+    def __init__(self, tokens: tuple[int, ...], m: int, fields: dict[str, _Matrix], delta: Fraction = Fraction(0),
+                 heads: tuple[int, ...] | None = None, value_heads: tuple[int, ...] | None = None) -> None:
         self.tokens = tokens
         #: The denominator constant ``δ ≥ 0`` (docs/math.md §2, "A denominator constant"): every
         #: denominator is ``δ + Σ_j α(x, x_j)``, a phantom key of weight ``δ`` whose readout value is ``β(x)``.
@@ -264,9 +267,24 @@ class KernelTable:
         self.has_readout = "beta" in fields
         self.readout_kind = None if not self.has_readout else ("values" if "values" in fields else "one-hot")
         self.value_width = fields["values"].shape[1] if "values" in fields else None
+        #: The multi-head form (docs/kernel-table-format.md, "Several heads"): feature widths ``r_h``
+        #: (columns of ``phi_q``/``phi_k``, in order) and value widths ``d_h`` (columns of ``values``/``w``).
+        self.heads = heads if heads is not None else ((self.width,) if self.width is not None else (None,))
+        self.value_heads = value_heads
         #: ``--clip-negative-alpha TOL``: entries of ``α`` in ``[−TOL, 0)`` are read as 0 (:meth:`clip_negative_alpha`).
         self.clip: Fraction | None = None
         self.clipped = 0  # entries the last alpha_block set to 0
+
+    @property
+    def head_count(self) -> int:
+        """``H``: 1 unless the table has the multi-head fields."""
+        return len(self.heads)
+
+    def _head_cols(self, sizes: tuple[int, ...] | None, head: int | None) -> list[int] | None:
+        if head is None or sizes is None or len(sizes) == 1:
+            return None
+        start = sum(sizes[:head])
+        return list(range(start, start + sizes[head]))
 
     def clip_negative_alpha(self, tol: Fraction) -> None:
         """From now on read entries of ``α`` in ``[−tol, 0)`` as 0: checks are then about the *clipped* kernel.
@@ -324,12 +342,16 @@ class KernelTable:
         width = 1 if len(f.shape) == 1 else (f.shape[1] if cols is None else len(cols))
         return _fmpq_mat(len(idx), width, f.pairs(idx, cols))
 
-    def alpha_block(self, rows: list[int], cols: list[int]):
-        """``α`` restricted to table rows × columns, as an exact ``fmpq_mat`` (clipped: see :meth:`clip_negative_alpha`)."""
+    def alpha_block(self, rows: list[int], cols: list[int], head: int | None = None):
+        """``α`` (of head ``head`` in the multi-head form) on table rows × columns, as an exact ``fmpq_mat``.
+
+        Clipped: see :meth:`clip_negative_alpha`.
+        """
         if "kernel" in self.fields:
             A = self._rows("kernel", rows, cols)
         else:
-            A = self._rows("phi_q", rows) * self._rows("phi_k", cols).transpose()
+            hc = self._head_cols(self.heads, head)
+            A = self._rows("phi_q", rows, hc) * self._rows("phi_k", cols, hc).transpose()
         if self.clip is not None:
             from flint import fmpq
 
@@ -342,7 +364,7 @@ class KernelTable:
                     self.clipped += 1
         return A
 
-    def alpha_rank(self, rows: list[int], cols: list[int]):
+    def alpha_rank(self, rows: list[int], cols: list[int], head: int | None = None):
         """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them).
 
         The upper bound is not attempted when predicted to take more than
@@ -351,20 +373,31 @@ class KernelTable:
         from ..lemmas.frobenius import factored_matrix_rank, matrix_rank, matrix_rank_of_pairs
 
         if self.clip is not None and self.clipped:  # the clipped kernel is no longer Φ_Q Φ_Kᵀ: its own rank
-            return matrix_rank(self.alpha_block(rows, cols), max_seconds=MAX_RANK_SECONDS)
+            return matrix_rank(self.alpha_block(rows, cols, head), max_seconds=MAX_RANK_SECONDS)
         if "kernel" in self.fields:  # from the pairs: denominators cleared line by line when they differ widely
             return matrix_rank_of_pairs(len(rows), len(cols), self.fields["kernel"].pairs(rows, cols),
                                         max_seconds=MAX_RANK_SECONDS)
-        return factored_matrix_rank(self._rows("phi_q", rows), self._rows("phi_k", cols), max_seconds=MAX_RANK_SECONDS)
+        hc = self._head_cols(self.heads, head)
+        return factored_matrix_rank(self._rows("phi_q", rows, hc), self._rows("phi_k", cols, hc),
+                                    max_seconds=MAX_RANK_SECONDS)
 
-    def g_block(self, rows: list[int], cols: list[int]):
-        """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout."""
+    def g_block(self, rows: list[int], cols: list[int], head: int | None = None):
+        """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout.
+
+        With ``head`` (the multi-head form): head ``h``'s part ``Σ_{k ∈ h} w[i,k]·values[j,k]``,
+        without ``beta`` (which is added once, not per head).
+        """
         from flint import fmpq_mat
 
+        if head is not None and "values" in self.fields:
+            vc = self._head_cols(self.value_heads, head)
+            return self._rows("w", rows, vc) * self._rows("values", cols, vc).transpose()
         if "values" in self.fields:
             G = self._rows("w", rows) * self._rows("values", cols).transpose()
         else:
             G = self._rows("w", rows, cols)
+        if head is not None:
+            return G
         beta = self._rows("beta", rows)
         return G + fmpq_mat(len(rows), len(cols), [beta[i, 0] for i in range(len(rows)) for _ in cols])
 
@@ -406,7 +439,10 @@ def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any 
         raise TableFormatError(f"delta: expected a number, got {type(delta).__name__}")
     fields = {name: _Matrix(name, np.ascontiguousarray(arrays[name]), tuple(arrays[name].shape))
               for name in NUMERIC if name in arrays}
-    return KernelTable(tokens, m, fields, _check_delta(value))
+    delta = _check_delta(value)
+    widths = [None if k not in arrays else [int(v) if arrays[k].dtype.kind in "iu" else v for v in arrays[k].tolist()]
+              for k in ("heads", "value_heads")]
+    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
 
 
 # --------------------------------------------------------------------------- validation (shapes only)
@@ -461,8 +497,15 @@ def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -
         raise TableFormatError("'phi_q' and 'phi_k' come together")
     if any(k in names for k in ("beta", "w", "values")) and not ("beta" in names and "w" in names):
         raise TableFormatError("a readout needs both 'beta' and 'w' ('values' is optional)")
+    if "heads" in names and not has_factors:
+        raise TableFormatError("'heads' (the multi-head form) needs 'phi_q' and 'phi_k', not 'kernel'")
+    if "value_heads" in names and not ("heads" in names and "values" in names):
+        raise TableFormatError("'value_heads' comes with 'heads' and 'values'")
     for name, shape in shapes.items():
-        if name == "beta":
+        if name in ("heads", "value_heads"):
+            if len(shape) != 1 or not 1 <= shape[0] <= MAX_HEADS:
+                raise TableFormatError(f"{name} must list 1 to {MAX_HEADS} widths (one-dimensional), got shape {shape}")
+        elif name == "beta":
             if len(shape) != 1:
                 raise TableFormatError(f"beta must be one-dimensional, got shape {shape}")
         elif len(shape) != 2:
@@ -486,6 +529,35 @@ def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -
         pairs += [("beta", None)] + ([("values", width("values")), ("w", width("values"))] if "values" in names else [("w", N)])
     for name, cols in pairs:
         rows(name, cols)
+    if "heads" in names and shapes["heads"][0] > 1 and "beta" in names:
+        if "value_heads" not in names:
+            raise TableFormatError("a readout of several heads needs 'values' and 'value_heads' (each head's value columns)")
+        if shapes["value_heads"][0] != shapes["heads"][0]:
+            raise TableFormatError(f"value_heads lists {shapes['value_heads'][0]} widths, heads {shapes['heads'][0]}")
+    elif "value_heads" in names and shapes["value_heads"][0] != shapes["heads"][0]:
+        raise TableFormatError(f"value_heads lists {shapes['value_heads'][0]} widths, heads {shapes['heads'][0]}")
+
+
+def _check_heads(fields: dict[str, "_Matrix"], heads: list[Any] | None, value_heads: list[Any] | None,
+                 delta: Fraction) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """The widths of the multi-head form: integers ``≥ 1`` summing to the columns of the factors (values)."""
+    out = []
+    for name, vals, field in (("heads", heads, "phi_q"), ("value_heads", value_heads, "values")):
+        if vals is None:
+            out.append(None)
+            continue
+        widths = []
+        for i, v in enumerate(vals):
+            if type(v) is not int or v < 1:
+                raise TableFormatError(f"{name}[{i}] is {v!r}; each width must be an integer ≥ 1")
+            widths.append(v)
+        total = fields[field].shape[1]
+        if sum(widths) != total:
+            raise TableFormatError(f"{name} sums to {sum(widths):,}; {field} has {total:,} columns")
+        out.append(tuple(widths))
+    if out[0] is not None and len(out[0]) > 1 and delta != 0:
+        raise TableFormatError("delta with several heads is not supported (each head's denominator is Σ_j α_h)")
+    return out[0], out[1]
 
 
 # --------------------------------------------------------------------------- .npz
@@ -624,7 +696,18 @@ def _load_npz(path: str) -> KernelTable:
         rows = [text[i * width:(i + 1) * width] for i in range(N)]
     tokens, m = _tokens(rows)
     fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
-    return KernelTable(tokens, m, fields, delta)
+    widths = [None if k not in headers else _npz_widths(path, k, headers[k]) for k in ("heads", "value_heads")]
+    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
+
+
+def _npz_widths(path: str, name: str, header: tuple) -> list[Any]:
+    """A ``heads``/``value_heads`` member (at most :data:`MAX_HEADS` integers; the shape was checked): its entries."""
+    import numpy as np
+
+    info, dtype, shape, fortran, offset = header
+    if dtype.kind not in "iu":
+        raise TableFormatError(f"{name}: expected integers, got dtype {dtype}")
+    return [int(v) for v in np.frombuffer(_npz_read(path, header, math.prod(shape) * dtype.itemsize), dtype=dtype)]
 
 
 def _check_delta(value: Fraction) -> Fraction:
@@ -680,6 +763,11 @@ def _from_json_object(raw: Any) -> KernelTable:
     if len(rows) > MAX_TOKENS:
         raise TableFormatError(f"tokens: {len(rows):,} tokens; at most {MAX_TOKENS:,}")
     shapes: dict[str, tuple[int, ...]] = {}
+    for name in ("heads", "value_heads"):
+        if name in raw:
+            if not isinstance(raw[name], list):
+                raise TableFormatError(f"{name}: expected an array of integers")
+            shapes[name] = (len(raw[name]),)
     for name, v in raw.items():
         if name not in NUMERIC:
             continue
@@ -701,6 +789,8 @@ def _from_json_object(raw: Any) -> KernelTable:
     fields = {}
     for name, shape in shapes.items():
         v = raw[name]
+        if name in ("heads", "value_heads"):
+            continue
         if len(shape) == 1:
             for i, x in enumerate(v):
                 _check_json_entry(x, f"{name}[{i}]")
@@ -709,7 +799,8 @@ def _from_json_object(raw: Any) -> KernelTable:
                 for j, x in enumerate(row):
                     _check_json_entry(x, f"{name}[{i}][{j}]")
         fields[name] = _Matrix(name, v, shape)
-    return KernelTable(tokens, m, fields, delta)
+    widths = [None if k not in raw else [x if type(x) is int else str(x) for x in raw[k]] for k in ("heads", "value_heads")]
+    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
 
 
 def loads_json(data: bytes | str) -> KernelTable:

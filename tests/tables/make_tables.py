@@ -221,6 +221,51 @@ def library_attacks() -> None:
          "a text 'note' member (certify.torch.export(note=…) wrote one that was refused: 'expected a numeric array')")
 
 
+def multihead_tables() -> None:
+    """Issue 19: the multi-head form (heads, value_heads) and its refusals, on the gap-1 family."""
+    two = {  # head 0 is GAP_ONE_TABLE's solution in factor form (one-hot values), head 1 adds nothing
+        "note": "two heads: head 0 solves the family, head 1 has zero values",
+        "tokens": ["11", "00", "10"],
+        "phi_q": [[1, 1], [1, 1], [1, 1]], "phi_k": [[1, 1], [0, 1], [1, 1]], "heads": [1, 1],
+        "values": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], "value_heads": [3, 1],
+        "w": [[0, 0, "4/5", 0], [0, 0, 0, 0], [0, 0, 0, 0]], "beta": [0, 0, 0],
+    }
+    emit("valid", "two_heads_solve.json", two, 0,
+         "a table of two heads (heads = [1, 1], value_heads = [3, 1]): each head normalized by its own Σ_j α_h, "
+         "mixed by w and β; solves, exactly")
+    arrays = {k: np.array(v, dtype=np.int64 if k in ("heads", "value_heads") else float)
+              for k, v in two.items() if k not in ("tokens", "note", "w")}
+    arrays["w"] = np.array([[0, 0, 0.8, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    emit("valid", "two_heads_solve.npz", npz_bytes(tokens=np.array(two["tokens"]), **arrays), 0,
+         "the same two heads as an .npz (int64 widths)")
+    shifted = dict(two, values=[[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], w=[[0, 0, "4/5", 1], [0, 0, 0, 1], [0, 0, 0, 1]])
+    emit("valid", "two_heads_second_head_shifts.json", shifted, 1,
+         "head 1 now adds 1 to every prediction: fails, naming the inputs")
+    bad = {
+        "heads_sum_mismatch.json": (dict(two, heads=[1, 2]), "heads summing to 3 over 2 feature columns"),
+        "heads_with_kernel.json": ({k: v for k, v in dict(two, kernel=[[1, 0, 1]] * 3).items() if k not in ("phi_q", "phi_k")},
+                                   "heads with a kernel given directly (heads cut factor columns)"),
+        "heads_without_value_heads.json": ({k: v for k, v in two.items() if k != "value_heads"},
+                                           "two heads and a readout without value_heads: whose value columns?"),
+        "heads_one_hot_readout.json": ({k: v for k, v in dict(two, w=[[0, 0, 0.8]] * 3).items()
+                                        if k not in ("values", "value_heads")},
+                                       "two heads with a one-hot readout (w N × N): refused, values needed"),
+        "value_heads_count_differs.json": (dict(two, value_heads=[4]), "one value width for two heads"),
+        "heads_zero_width.json": (dict(two, heads=[0, 2]), "a head of width 0"),
+        "heads_not_integers.json": (dict(two, heads=["1/2", "3/2"]), "widths given as rationals"),
+        "heads_with_delta.json": (dict(two, delta="1/100"), "delta with two heads (not defined)"),
+        "heads_too_many.json": (dict(two, heads=[1] * 65), "65 widths: at most 64 heads, refused from the shape"),
+        "value_heads_without_heads.json": ({k: v for k, v in two.items() if k != "heads"},
+                                           "value_heads without heads"),
+    }
+    for name, (table, attack) in bad.items():
+        emit("malformed", name, table, 2, attack)
+    for name, widths, attack in (("heads_float.npz", np.array([1.0, 1.0]), "heads as a float array"),
+                                 ("heads_bool.npz", np.array([True, True]), "heads as a bool array"),
+                                 ("heads_two_dimensional.npz", np.array([[1, 1]]), "heads of shape (1, 2)")):
+        emit("malformed", name, npz_bytes(tokens=np.array(two["tokens"]), **dict(arrays, heads=widths)), 2, attack)
+
+
 def main() -> None:
     for folder in ("valid", "malformed", "families"):
         d = HERE / folder
@@ -235,6 +280,7 @@ def main() -> None:
     del MANIFEST["families/gap_twelve.json"]
     valid()
     library_attacks()
+    multihead_tables()
     malformed()
     review_attacks()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")

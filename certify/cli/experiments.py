@@ -1,0 +1,266 @@
+"""The ``experiment`` group: capacity (§6.2), heads (§6.3), check-split — thin calls of ``certify.experiments``."""
+from __future__ import annotations
+
+import functools
+import os
+
+import click
+
+from ..check import EXIT_REJECTED, EXIT_VERIFIED
+from .common import Contradiction, InputError, cli, strict_json
+
+
+@cli.group("experiment")
+def experiment() -> None:
+    """The paper's §6.2 and §6.3 experiments, scored exactly (docs/experiments.md); needs the train extra."""
+
+
+def _shared(func):
+    """The split, training and output options both protocols have (docs/experiments.md, "Options")."""
+    opts = [
+        click.option("--seeds", default="0-4", show_default=True, help="Model seeds: a list and/or ranges."),
+        click.option("--train", "n_train", type=int, default=4096, show_default=True, help="Training sequences per split."),
+        click.option("--val", "n_val", type=int, default=512, show_default=True, help="Validation sequences per split."),
+        click.option("--test", "n_test", type=int, default=1024, show_default=True,
+                     help="Joint out-of-distribution test sequences per split."),
+        click.option("--held-out-words", default="1/4", show_default=True, help="Share of the code words held out."),
+        click.option("--held-out-patterns", default="1/4", show_default=True,
+                     help="Share of the 2^q match patterns held out."),
+        click.option("--permutations", type=int, default=8, show_default=True,
+                     help="Coordinate permutations drawn per split."),
+        click.option("--held-out-permutations", default="1/4", show_default=True, help="Share of them held out."),
+        click.option("--distance", type=click.IntRange(1, 16), default=1, show_default=True,
+                     help="Directed distance of the code (1: every word of weight h)."),
+        click.option("--batch", type=click.IntRange(1, 100_000), default=64, show_default=True,
+                     help="Sequences per minibatch."),
+        click.option("--lr", default="0.01", show_default=True, help="Adam's learning rate."),
+        click.option("--eval-every", type=click.IntRange(1, 1_000_000), default=50, show_default=True,
+                     help="Score validation (checkpoint selection) every this many steps."),
+        click.option("--no-dense", is_flag=True, help="Leave out the dense softmax reference."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Directory for splits and tables."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no wall times: byte-identical reruns)."),
+        click.option("--plot", type=click.Path(dir_okay=False), help="Draw the paper's figure into this PNG (certify[plot])."),
+    ]
+    for o in reversed(opts):
+        func = o(func)
+    return functools.wraps(func)(func)
+
+
+def _split_config(o):
+    from ..experiments.tasks import SplitConfig, parse_fraction
+
+    return SplitConfig(train=o["n_train"], val=o["n_val"], test=o["n_test"],
+                       held_out_words=parse_fraction(o["held_out_words"], "--held-out-words"),
+                       held_out_patterns=parse_fraction(o["held_out_patterns"], "--held-out-patterns"),
+                       permutations=o["permutations"],
+                       held_out_permutations=parse_fraction(o["held_out_permutations"], "--held-out-permutations"))
+
+
+def _lr(text: str) -> str:
+    from fractions import Fraction
+
+    try:
+        if len(text) > 20 or not Fraction(text) > 0:
+            raise ValueError
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"--lr: expected a positive decimal such as 0.01, not {text[:20]!r}") from None
+    return text
+
+
+def _prepare(o, pairs, max_rank, value_dim):
+    """Everything that can refuse the command, before any training: plot path, torch, splits, sizes, output."""
+    from ..bounds.plot import PlotUnavailable, check_plot_path
+    from ..experiments.protocol import build_splits, check_sizes, write_splits
+    from ..experiments.splits import check_split_file
+    from ..experiments.tasks import SplitError
+    from ..kernels.training import TrainingUnavailable, _torch
+
+    if o["plot"]:
+        try:
+            check_plot_path(o["plot"])
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+    try:
+        _torch()
+    except TrainingUnavailable as exc:
+        raise InputError(str(exc).replace("certify train", "certify experiment")) from None
+    try:
+        splits = build_splits(pairs, _split_config(o))
+        check_sizes(splits, max_rank, value_dim)
+    except (SplitError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+    try:
+        os.makedirs(o["out_dir"], exist_ok=True)
+        paths = write_splits(splits, o["out_dir"])
+    except OSError as exc:
+        raise InputError(f"cannot write into {o['out_dir']}: {exc.strerror or exc}") from None
+    for k, path in paths.items():  # the producer's split, proved held out by the checker before training
+        rep = check_split_file(path)
+        if not rep.ok:
+            raise Contradiction(f"{path}: the split built here fails check-split at {rep.failure[0]}: {rep.failure[1]}")
+    return splits, paths
+
+
+def _progress(total: int, what: str):
+    """One line per run on stderr (``CERTIFY_PROGRESS=0`` silences it)."""
+    quiet = os.environ.get("CERTIFY_PROGRESS") == "0"
+
+    def on_run(run, done, total):
+        if quiet:
+            return
+        model = "dense" if run.dense else f"R {run.rank}" + (f" H {run.heads}" if run.heads > 1 else "")
+        click.echo(f"certify experiment {what}: run {done}/{total}: {run.setting.key} draw {run.draw} {model} seed "
+                   f"{run.seed}: exact test accuracy {float(run.accuracy()):.4f}, train "
+                   f"{float(run.accuracy('train')):.4f}, {run.seconds:.1f} s", err=True)
+
+    return on_run
+
+
+def _finish(o, text_lines, doc, plot_fn) -> int:
+    from ..bounds.plot import PlotUnavailable
+
+    if o["plot"]:
+        try:
+            plot_fn(o["plot"])
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+        except OSError as exc:
+            raise InputError(f"cannot write {o['plot']}: {exc.strerror or exc}") from None
+    text = strict_json(doc())
+    results = os.path.join(o["out_dir"], "results.json")
+    try:
+        with open(results, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write {results}: {exc.strerror or exc}") from None
+    if o["as_json"]:
+        click.echo(text)
+    else:
+        for line in text_lines():
+            click.echo(line)
+        click.echo(f"  wrote        {results} (the --json document)" + (f", {o['plot']}" if o["plot"] else ""))
+    return EXIT_VERIFIED
+
+
+def _train_spec(o, steps, value_dim):
+    from ..experiments.models import TrainSpec
+
+    lr = o["lr"]
+
+    def spec(rank, heads, seed):
+        return TrainSpec(rank=rank or 0, heads=heads, dense=rank is None, seed=seed, steps=steps, batch=o["batch"],
+                         lr=lr, value_dim=value_dim, eval_every=o["eval_every"])
+
+    return spec
+
+
+def _run_errors(fn):
+    from ..kernels.table import TableFormatError
+    from ..kernels.training import TrainingInputError
+
+    try:
+        return fn()
+    except TableFormatError as exc:  # our own table refused on reading back: a bug, not the user's input
+        raise Contradiction(f"an exported table was refused: {exc}") from None
+    except TrainingInputError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write the tables: {exc.strerror or exc}") from None
+
+
+@experiment.command("capacity")
+@click.option("--settings", default="6:4,8:6,10:8", show_default=True, help="Settings M:q (or M:q:h), comma-separated.")
+@click.option("--ranks", default="1,2,4,8,16,32,64,128,256", show_default=True, help="Feature ranks r.")
+@click.option("--steps", type=click.IntRange(1, 1_000_000), default=600, show_default=True, help="Training steps per run.")
+@click.option("--draw", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="The data draw (split seed).")
+@click.option("--value-dim", type=click.IntRange(1, 1024), default=16, show_default=True, help="d_v.")
+@_shared
+def capacity_cmd(settings, ranks, steps, draw, value_dim, **o) -> int:
+    """§6.2: feature capacity on held-out inputs, exact-sequence accuracy of every trained table.
+
+    Exit 0 when every run was trained, exported and scored; 2 bad input, an impossible split or no torch.
+    """
+    from ..experiments import protocol as P
+    from ..experiments import report as Rp
+    from ..experiments.tasks import Setting
+    from ..kernels.training import environment, parse_ranks, parse_seeds
+
+    try:
+        sets = tuple(dict.fromkeys(Setting.parse(t, o["distance"]) for t in settings.split(",")))
+        cfg = P.CapacityConfig(settings=sets, ranks=parse_ranks(ranks), seeds=parse_seeds(o["seeds"]), steps=steps,
+                               draw=draw, split=_split_config(o), batch=o["batch"], lr=_lr(o["lr"]),
+                               value_dim=value_dim, eval_every=o["eval_every"], dense=not o["no_dense"])
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    o["out_dir"] = o["out_dir"] or "experiment-capacity"
+    splits, paths = _prepare(o, [(s, draw) for s in cfg.settings], max(cfg.ranks), value_dim)
+    plan = P.plan_capacity(cfg)
+    on_run = _progress(len(plan), "capacity")
+    runs = _run_errors(lambda: P.execute(plan, splits, _train_spec(o, steps, value_dim), o["out_dir"], on_run))
+    env = environment()
+    return _finish(o, lambda: Rp.capacity_text(cfg, splits, paths, runs),
+                   lambda: Rp.capacity_json(cfg, splits, paths, runs, env),
+                   lambda path: Rp.plot_capacity(cfg, runs, path))
+
+
+@experiment.command("heads")
+@click.option("--setting", default="8:3", show_default=True, help="The setting M:q (or M:q:h).")
+@click.option("--budgets", default="4,8,16,32,64", show_default=True, help="Feature budgets R = Σ_h r_h.")
+@click.option("--heads", "heads", default="1,2,4", show_default=True, help="Head counts H (each divides every R).")
+@click.option("--steps", type=click.IntRange(1, 1_000_000), default=1200, show_default=True, help="Training steps per run.")
+@click.option("--draws", default="0,1", show_default=True, help="Data draws (split seeds).")
+@click.option("--value-width", type=click.IntRange(1, 4096), default=64, show_default=True,
+              help="Total value width, split equally among the heads.")
+@_shared
+def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
+    """§6.3: a fixed feature budget split among H heads, matched parameters and minibatches, scored exactly.
+
+    Exit 0 when every run was trained, exported and scored; 2 bad input, an impossible split or no torch.
+    """
+    from ..experiments import protocol as P
+    from ..experiments import report as Rp
+    from ..experiments.tasks import Setting
+    from ..kernels.training import _int_list, environment, parse_seeds
+
+    try:
+        cfg = P.HeadsConfig(setting=Setting.parse(setting, o["distance"]),
+                            budgets=_int_list(budgets, "--budgets", 1, 1024, "budget"),
+                            heads=_int_list(heads, "--heads", 1, 64, "head count"), seeds=parse_seeds(o["seeds"]),
+                            steps=steps, draws=_int_list(draws, "--draws", 0, 2**32 - 1, "draw"),
+                            split=_split_config(o), batch=o["batch"], lr=_lr(o["lr"]), value_width=value_width,
+                            eval_every=o["eval_every"], dense=not o["no_dense"])
+        plan = P.plan_heads(cfg)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    o["out_dir"] = o["out_dir"] or "experiment-heads"
+    splits, paths = _prepare(o, [(cfg.setting, d) for d in cfg.draws], max(cfg.budgets), value_width)
+    on_run = _progress(len(plan), "heads")
+    runs = _run_errors(lambda: P.execute(plan, splits, _train_spec(o, steps, value_width), o["out_dir"], on_run))
+    env = environment()
+    return _finish(o, lambda: Rp.heads_text(cfg, splits, paths, runs),
+                   lambda: Rp.heads_json(cfg, splits, paths, runs, env),
+                   lambda path: Rp.plot_heads(cfg, runs, path))
+
+
+@experiment.command("check-split")
+@click.argument("split", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-split/1).")
+def check_split_cmd(split: str, as_json: bool) -> int:
+    """Prove from a split file that its test set is held out (no test sequence in train or validation, even as a
+    multiset; every test token seen in training; origins, held-out axes and labels recomputed).
+
+    Exit 0: every property holds; 1: one fails (named); 2: the file is malformed.
+    """
+    from ..experiments.splits import SplitMalformed, check_split_file
+
+    try:
+        rep = check_split_file(split)
+    except SplitMalformed as exc:
+        raise InputError(str(exc)) from None
+    if as_json:
+        click.echo(strict_json(rep.to_json()))
+    else:
+        click.echo(f"certify experiment check-split {split}")
+        for line in rep.text():
+            click.echo("  " + line)
+    return EXIT_VERIFIED if rep.ok else EXIT_REJECTED

@@ -1,0 +1,304 @@
+"""The split checker: proves from a ``certify-split/1`` file that its test set is held out.
+
+Standard library only (and ``certify.check``'s bounded JSON reader): it rebuilds every
+token and every sequence from the words, patterns and permutations written in the file,
+independently of the producer (``certify.experiments.tasks``), and checks, in order —
+each a named step, the first failure named with the sequence it concerns:
+
+1. ``format``    the document's shape, sizes and types (malformed: exit 2);
+2. ``tokens``    distinct ``m``-bit tokens, ``m = M + 3``, each a query token
+                 ``(0, 1, x_{S^c}, 1)`` or a database token ``(1, 0, x_S, k)``;
+3. ``origin``    each sequence is, as a multiset, exactly the sequence its origin makes
+                 (``q`` distinct code words ``S_i``, a pattern ``p``, a permutation ``π``:
+                 the tokens ``q_{π(S_i)}`` and ``d_{π(S_i), p_i}``);
+4. ``held-out``  training and validation origins use no held-out word, pattern or
+                 permutation; each test origin uses a held-out pattern, a held-out
+                 permutation and at least one held-out word;
+5. ``disjoint``  no test sequence occurs in training or validation *as a multiset*
+                 (order ignored), no validation sequence in training, none twice in a part;
+6. ``coverage``  every token of every test sequence occurs in some training sequence;
+7. ``labels``    ``family.inputs`` lists the test sequences' query positions in order, each
+                 with the Min-IP target recomputed by the integer oracle (``min_j ⟨x_i, x_j⟩``),
+                 which equals the pattern's answer.
+
+Exit codes as everywhere: 0 all hold, 1 one fails, 2 the file is malformed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..check import CertificateError, load
+
+__all__ = ["SPLIT_FORMAT", "SplitMalformed", "SplitReport", "check_split", "check_split_file"]
+
+SPLIT_FORMAT = "certify-split/1"
+MAX_SEQUENCES = 200_000
+MAX_M = 16
+MAX_Q = 12
+MAX_PERMUTATIONS = 10_000
+
+
+class SplitMalformed(ValueError):
+    """The file is not a readable split (exit 2); the message names the field."""
+
+
+@dataclass
+class SplitReport:
+    """What :func:`check_split` found: counts, and the first failing step (``None``: every property holds)."""
+
+    setting: dict[str, int]
+    counts: dict[str, int] = field(default_factory=dict)
+    failure: tuple[str, str] | None = None  # (step, message)
+    steps: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    def text(self) -> list[str]:
+        s, c = self.setting, self.counts
+        lines = [f"split        (M, q, n) = ({s['M']}, {s['q']}, {s['n']}), m = {s['m']}: {c.get('train', 0):,} train, "
+                 f"{c.get('val', 0):,} validation, {c.get('test', 0):,} test sequences, {c.get('tokens', 0):,} tokens"]
+        for step in self.steps:
+            lines.append(f"  {step:<10} holds")
+        if self.failure:
+            lines.append(f"  {self.failure[0]:<10} FAILS: {self.failure[1]}")
+        else:
+            lines.append(f"held out     yes: no test sequence occurs in training or validation, even as a multiset; "
+                         f"every test token occurs in training ({c.get('test_words_held', 0):,} held-out words, "
+                         f"{c.get('patterns_held', 0):,} patterns, {c.get('permutations_held', 0):,} permutations)")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": "certify.check-split/1", "setting": self.setting, "counts": self.counts,
+                "holds": self.ok, "steps_passed": self.steps,
+                "failure": None if self.failure is None else {"step": self.failure[0], "reason": self.failure[1]}}
+
+
+class _Fail(Exception):
+    def __init__(self, step: str, msg: str) -> None:
+        super().__init__(msg)
+        self.step, self.msg = step, msg
+
+
+def _bad(where: str, msg: str):
+    raise SplitMalformed(f"{where}: {msg}")
+
+
+def _int(v: Any, where: str, lo: int, hi: int) -> int:
+    if type(v) is not int or not lo <= v <= hi:
+        _bad(where, f"expected an integer from {lo} to {hi}, got {str(v)[:40]!r}")
+    return v
+
+
+def _list(v: Any, where: str, hi: int) -> list:
+    if not isinstance(v, list):
+        _bad(where, f"expected an array, got {type(v).__name__}")
+    if len(v) > hi:
+        _bad(where, f"{len(v):,} entries; at most {hi:,}")
+    return v
+
+
+def _bitstring(v: Any, where: str, k: int) -> int:
+    if not isinstance(v, str) or len(v) != k or v.strip("01"):
+        _bad(where, f"expected a 0/1 string of length {k}, got {str(v)[:40]!r}")
+    return int(v[::-1], 2)
+
+
+def _query(word: int, M: int) -> int:
+    return 0b10 | ((~word & ((1 << M) - 1)) << 2) | (1 << (2 + M))
+
+
+def _database(word: int, k: int, M: int) -> int:
+    return 0b01 | (word << 2) | (k << (2 + M))
+
+
+def _permute(word: int, perm: list[int]) -> int:
+    return sum(1 << j for i, j in enumerate(perm) if word >> i & 1)
+
+
+def check_split_file(path: str) -> SplitReport:
+    """:func:`check_split` on a file (read by ``certify.check.load``: 64 MiB, no floats, bounded parse)."""
+    try:
+        doc = load(path)
+    except CertificateError as exc:
+        raise SplitMalformed(f"{path}: {exc}") from None
+    return check_split(doc)
+
+
+def check_split(doc: Any) -> SplitReport:
+    """Check a split document (module docstring); :class:`SplitMalformed` for step 1, else a report."""
+    if not isinstance(doc, dict) or doc.get("format") != SPLIT_FORMAT:
+        _bad("format", f"expected an object with \"format\": \"{SPLIT_FORMAT}\"")
+    known = {"format", "setting", "draw", "config", "words", "permutations", "held_out", "tokens", "parts", "family"}
+    extra = sorted(set(doc) - known)
+    if extra:
+        _bad(extra[0][:40], "unknown key")
+    st = doc.get("setting")
+    if not isinstance(st, dict):
+        _bad("setting", "expected an object")
+    M = _int(st.get("M"), "setting.M", 4, MAX_M)
+    q = _int(st.get("q"), "setting.q", 1, MAX_Q)
+    n = _int(st.get("n"), "setting.n", 2 * q, 2 * q)
+    h = _int(st.get("h"), "setting.h", 1, M - 1)
+    m = _int(st.get("m"), "setting.m", M + 3, M + 3)
+    report = SplitReport({"M": M, "q": q, "n": n, "h": h, "m": m})
+    words = [_bitstring(w, f"words[{i}]", M) for i, w in enumerate(_list(doc.get("words"), "words", 1 << MAX_M))]
+    for i, w in enumerate(words):
+        if w.bit_count() != h:
+            _bad(f"words[{i}]", f"has weight {w.bit_count()}, the setting's h is {h}")
+    if len(set(words)) != len(words):
+        _bad("words", "a word is listed twice")
+    perms = []
+    for i, p in enumerate(_list(doc.get("permutations"), "permutations", MAX_PERMUTATIONS)):
+        p = _list(p, f"permutations[{i}]", M)
+        if sorted(x if type(x) is int else -1 for x in p) != list(range(M)):
+            _bad(f"permutations[{i}]", f"is not a permutation of 0…{M - 1}")
+        perms.append(p)
+    held = doc.get("held_out")
+    if not isinstance(held, dict) or set(held) != {"words", "patterns", "permutations"}:
+        _bad("held_out", "expected an object with words, patterns, permutations")
+    held_words = {_int(v, f"held_out.words[{i}]", 0, len(words) - 1)
+                  for i, v in enumerate(_list(held["words"], "held_out.words", len(words)))}
+    held_pats = set()
+    for i, v in enumerate(_list(held["patterns"], "held_out.patterns", 1 << q)):
+        _bitstring(v, f"held_out.patterns[{i}]", q)
+        held_pats.add(tuple(int(c) for c in v))
+    held_perms = {_int(v, f"held_out.permutations[{i}]", 0, max(len(perms) - 1, 0))
+                  for i, v in enumerate(_list(held["permutations"], "held_out.permutations", len(perms)))}
+    tokens = [_bitstring(z, f"tokens[{i}]", m) for i, z in enumerate(_list(doc.get("tokens"), "tokens", 3 << MAX_M))]
+    parts = doc.get("parts")
+    if not isinstance(parts, dict) or set(parts) != {"train", "val", "test"}:
+        _bad("parts", "expected an object with train, val, test")
+    seqs: dict[str, list] = {}
+    for name in ("train", "val", "test"):
+        rows = []
+        for i, rec in enumerate(_list(parts[name], f"parts.{name}", MAX_SEQUENCES)):
+            where = f"parts.{name}[{i}]"
+            if not isinstance(rec, dict) or set(rec) != {"tokens", "words", "pattern", "permutation"}:
+                _bad(where, "expected an object with tokens, words, pattern, permutation")
+            toks = [_int(v, f"{where}.tokens[{k}]", 0, len(tokens) - 1)
+                    for k, v in enumerate(_list(rec["tokens"], f"{where}.tokens", n))]
+            if len(toks) != n:
+                _bad(f"{where}.tokens", f"has {len(toks)} tokens; n = {n}")
+            ws = [_int(v, f"{where}.words[{k}]", 0, len(words) - 1)
+                  for k, v in enumerate(_list(rec["words"], f"{where}.words", q))]
+            if len(ws) != q:
+                _bad(f"{where}.words", f"has {len(ws)} words; q = {q}")
+            _bitstring(rec["pattern"], f"{where}.pattern", q)
+            pat = tuple(int(c) for c in rec["pattern"])
+            k = _int(rec["permutation"], f"{where}.permutation", 0, max(len(perms) - 1, 0))
+            if not perms:
+                _bad("permutations", "none listed")
+            rows.append((toks, ws, pat, k))
+        seqs[name] = rows
+    fam = doc.get("family")
+    if not isinstance(fam, dict) or not isinstance(fam.get("inputs"), list):
+        _bad("family", "expected an object with an inputs array (the test inputs)")
+    if len(fam["inputs"]) > MAX_SEQUENCES * q:
+        _bad("family.inputs", f"{len(fam['inputs']):,} entries; at most {MAX_SEQUENCES * q:,}")
+    report.counts = {"tokens": len(tokens), "words": len(words), "train": len(seqs["train"]), "val": len(seqs["val"]),
+                     "test": len(seqs["test"]), "test_words_held": len(held_words), "patterns_held": len(held_pats),
+                     "permutations_held": len(held_perms)}
+    try:
+        _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, fam["inputs"])
+    except _Fail as f:
+        report.failure = (f.step, f.msg)
+    return report
+
+
+def _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, inputs) -> None:
+    m = M + 3
+    # 2. tokens
+    step = "tokens"
+    if len(set(tokens)) != len(tokens):
+        raise _Fail(step, "a token is listed twice")
+    for i, z in enumerate(tokens):
+        typ, word, ans = z & 3, z >> 2 & ((1 << M) - 1), z >> (2 + M)
+        if typ == 0b10:
+            ok = ans == 1 and (M - word.bit_count()) == report.setting["h"]
+        elif typ == 0b01:
+            ok = word.bit_count() == report.setting["h"]
+        else:
+            ok = False
+        if not ok:
+            raise _Fail(step, f"tokens[{i}] is neither a query token (0, 1, x_(S^c), 1) nor a database token "
+                              f"(1, 0, x_S, k) of a weight-{report.setting['h']} word")
+    report.steps.append(step)
+    # 3. origin
+    step = "origin"
+    for name, rows in seqs.items():
+        for i, (toks, ws, pat, k) in enumerate(rows):
+            if len(set(ws)) != q:
+                raise _Fail(step, f"parts.{name}[{i}] repeats a word")
+            pw = [_permute(words[w], perms[k]) for w in ws]
+            made = sorted([_query(w, M) for w in pw] + [_database(w, b, M) for w, b in zip(pw, pat)])
+            if made != sorted(tokens[t] for t in toks):
+                raise _Fail(step, f"parts.{name}[{i}]: its tokens are not the sequence its words, pattern "
+                                  f"{''.join(map(str, pat))} and permutation {k} make")
+    report.steps.append(step)
+    # 4. held-out
+    step = "held-out"
+    for name in ("train", "val"):
+        for i, (toks, ws, pat, k) in enumerate(seqs[name]):
+            used = [f"word {w}" for w in ws if w in held_words] + ([f"pattern {''.join(map(str, pat))}"]
+                                                                   if pat in held_pats else []) + \
+                   ([f"permutation {k}"] if k in held_perms else [])
+            if used:
+                raise _Fail(step, f"parts.{name}[{i}] uses a held-out {used[0]}")
+    for i, (toks, ws, pat, k) in enumerate(seqs["test"]):
+        if pat not in held_pats or k not in held_perms or not any(w in held_words for w in ws):
+            what = ("pattern" if pat not in held_pats else "permutation" if k not in held_perms else "word")
+            raise _Fail(step, f"parts.test[{i}] has no held-out {what}")
+    report.steps.append(step)
+    # 5. disjoint (multisets: sorted token lists)
+    step = "disjoint"
+    keys: dict[str, dict[tuple, int]] = {}
+    for name, rows in seqs.items():
+        keys[name] = {}
+        for i, (toks, *_rest) in enumerate(rows):
+            key = tuple(sorted(tokens[t] for t in toks))
+            if key in keys[name]:
+                raise _Fail(step, f"parts.{name}[{i}] repeats parts.{name}[{keys[name][key]}] as a multiset")
+            keys[name][key] = i
+    for name, others in (("val", ("train",)), ("test", ("train", "val"))):
+        for key, i in keys[name].items():
+            for other in others:
+                if key in keys[other]:
+                    raise _Fail(step, f"parts.{name}[{i}] occurs in {other} as parts.{other}[{keys[other][key]}] "
+                                      "(as a multiset of tokens)")
+    report.steps.append(step)
+    # 6. coverage
+    step = "coverage"
+    seen = {tokens[t] for toks, *_r in seqs["train"] for t in toks}
+    for i, (toks, *_r) in enumerate(seqs["test"]):
+        for t in toks:
+            if tokens[t] not in seen:
+                raise _Fail(step, f"parts.test[{i}] has tokens[{t}], which occurs in no training sequence")
+    report.steps.append(step)
+    # 7. labels
+    step = "labels"
+    k_in = 0
+    for i, (toks, ws, pat, k) in enumerate(seqs["test"]):
+        seq = [tokens[t] for t in toks]
+        by_query = {_query(_permute(words[w], perms[k]), M): b for w, b in zip(ws, pat)}
+        for pos, x in enumerate(seq):
+            if x & 3 != 0b10:
+                continue
+            if k_in >= len(inputs):
+                raise _Fail(step, f"family.inputs ends at {len(inputs):,}; parts.test[{i}] needs more")
+            obj = inputs[k_in]
+            want = [format(z, f"0{m}b")[::-1] for z in seq]
+            target = min((x & z).bit_count() for z in seq)
+            if not isinstance(obj, dict) or obj.get("tokens") != want or obj.get("query") != pos \
+                    or obj.get("target") != target:
+                raise _Fail(step, f"family.inputs[{k_in}] is not parts.test[{i}] queried at position {pos} with "
+                                  f"target {target}")
+            if target != by_query[x]:
+                raise _Fail(step, f"parts.test[{i}] position {pos}: the oracle's target {target} is not the "
+                                  f"pattern's answer {by_query[x]}")
+            k_in += 1
+    if k_in != len(inputs):
+        raise _Fail(step, f"family.inputs has {len(inputs):,} entries; the test sequences have {k_in:,} queries")
+    report.steps.append(step)

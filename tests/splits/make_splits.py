@@ -1,0 +1,149 @@
+"""Write the split-checker corpus: valid, invalid (exit 1, named after the attack) and malformed (exit 2) files.
+
+Run from the repository root: ``python tests/splits/make_splits.py``. Every invalid file is a
+valid split with one change, made here so that the change is exactly the attack its name
+says; tests/test_experiments.py checks each verdict and the step it names (MANIFEST.json).
+"""
+import copy
+import json
+import random
+from pathlib import Path
+
+from certify.experiments.tasks import Setting, SplitConfig, _sequence, build_split, permute_word, split_to_json
+
+HERE = Path(__file__).resolve().parent
+
+
+def base():
+    split = build_split(Setting(4, 2, 2), SplitConfig(train=24, val=6, test=6), draw=0)
+    return split, split_to_json(split)
+
+
+def _inverse(p):
+    inv = [0] * len(p)
+    for i, j in enumerate(p):
+        inv[j] = i
+    return inv
+
+
+def disguised(doc, split, part: str):
+    """A test record whose origin uses held-out things but whose tokens are a ``part`` sequence (via permutations)."""
+    words = list(split.words)
+    held_w = set(doc["held_out"]["words"])
+    held_p = set(doc["held_out"]["patterns"])
+    for rec in doc["parts"][part]:
+        src = split.perms[rec["permutation"]]
+        for k in doc["held_out"]["permutations"]:
+            inv = _inverse(split.perms[k])
+            image = [permute_word(permute_word(words[w], src), inv) for w in rec["words"]]
+            order = sorted(range(len(image)), key=lambda i: image[i])
+            ws = [words.index(image[i]) for i in order]
+            pat = "".join(rec["pattern"][i] for i in order)
+            if pat in held_p and held_w & set(ws):
+                return {"tokens": list(reversed(rec["tokens"])), "words": ws, "pattern": pat, "permutation": k}
+    raise SystemExit(f"no disguised {part} sequence in this split: change the base split")
+
+
+def invalid(split, doc):
+    out = {}
+
+    d = copy.deepcopy(doc)
+    d["parts"]["test"][0] = disguised(d, split, "train")
+    out["test_sequence_in_training_via_a_permutation"] = (d, "disjoint")
+
+    d = copy.deepcopy(doc)
+    d["parts"]["test"][1] = disguised(d, split, "val")
+    out["test_sequence_in_validation_via_a_permutation"] = (d, "disjoint")
+
+    d = copy.deepcopy(doc)
+    d["parts"]["test"][2] = copy.deepcopy(d["parts"]["test"][0])
+    d["parts"]["test"][2]["tokens"] = list(reversed(d["parts"]["test"][2]["tokens"]))
+    out["test_sequence_repeated_in_another_order"] = (d, "disjoint")
+
+    d = copy.deepcopy(doc)
+    t0 = d["parts"]["test"][0]["tokens"][0]
+    d["parts"]["train"] = [r for r in d["parts"]["train"] if t0 not in r["tokens"]]
+    out["test_token_never_seen_in_training"] = (d, "coverage")
+
+    d = copy.deepcopy(doc)  # a training sequence made, tokens and all, with a held-out permutation
+    rec, k = d["parts"]["train"][0], d["held_out"]["permutations"][0]
+    seq = _sequence(split.setting, tuple(split.words[w] for w in rec["words"]), tuple(int(c) for c in rec["pattern"]),
+                    split.perms[k], random.Random(0))
+    bits = [format(z, f"0{split.setting.m}b")[::-1] for z in seq]
+    d["tokens"] += [b for b in dict.fromkeys(bits) if b not in d["tokens"]]
+    rec["tokens"], rec["permutation"] = [d["tokens"].index(b) for b in bits], k
+    out["training_uses_a_held_out_permutation"] = (d, "held-out")
+
+    d = copy.deepcopy(doc)
+    d["held_out"]["patterns"].append(d["parts"]["train"][3]["pattern"])
+    out["training_uses_a_held_out_pattern"] = (d, "held-out")
+
+    d = copy.deepcopy(doc)
+    d["held_out"]["words"] = [w for w in range(len(d["words"])) if w not in d["parts"]["test"][0]["words"]][:1]
+    out["test_without_a_held_out_word"] = (d, "held-out")
+
+    d = copy.deepcopy(doc)
+    r = d["parts"]["train"][5]
+    r["pattern"] = "".join("1" if c == "0" else "0" for c in r["pattern"])
+    out["origin_pattern_does_not_make_the_tokens"] = (d, "origin")
+
+    d = copy.deepcopy(doc)
+    d["family"]["inputs"][0]["target"] = 1 - d["family"]["inputs"][0]["target"]
+    out["test_label_flipped"] = (d, "labels")
+
+    d = copy.deepcopy(doc)
+    d["family"]["inputs"].pop()
+    out["test_input_missing_from_the_family"] = (d, "labels")
+
+    d = copy.deepcopy(doc)
+    d["tokens"].append("1" * len(d["tokens"][0]))
+    out["token_that_is_not_of_the_task"] = (d, "tokens")
+    return out
+
+
+def malformed(doc):
+    out = {}
+    out["not_json"] = "this is not JSON\n"
+    d = copy.deepcopy(doc)
+    d["format"] = "certify-split/0"
+    out["wrong_format"] = d
+    d = copy.deepcopy(doc)
+    d["setting"]["M"] = 4.0
+    out["float_in_setting"] = d
+    d = copy.deepcopy(doc)
+    d["parts"]["train"][0]["tokens"].pop()
+    out["sequence_too_short"] = d
+    d = copy.deepcopy(doc)
+    d["parts"]["test"][0]["tokens"][0] = len(d["tokens"])
+    out["token_index_out_of_range"] = d
+    d = copy.deepcopy(doc)
+    d["permutations"][0][0] = d["permutations"][0][1]
+    out["permutation_with_a_repeat"] = d
+    d = copy.deepcopy(doc)
+    d["extra"] = 1
+    out["unknown_key"] = d
+    text = json.dumps(doc).replace('"draw": 0', '"draw": 1e999999999', 1)
+    out["expanding_number"] = text
+    return out
+
+
+def main() -> None:
+    split, doc = base()
+    manifest = {"valid": [], "invalid": {}, "malformed": []}
+    for sub in ("valid", "invalid", "malformed"):
+        (HERE / sub).mkdir(exist_ok=True)
+        for f in (HERE / sub).glob("*.json"):
+            f.unlink()
+    (HERE / "valid" / "small_M4_q2.json").write_text(json.dumps(doc) + "\n")
+    manifest["valid"].append("small_M4_q2.json")
+    for name, (d, step) in invalid(split, doc).items():
+        (HERE / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
+        manifest["invalid"][f"{name}.json"] = step
+    for name, d in malformed(doc).items():
+        (HERE / "malformed" / f"{name}.json").write_text(d if isinstance(d, str) else json.dumps(d) + "\n")
+        manifest["malformed"].append(f"{name}.json")
+    (HERE / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,296 @@
+"""§6.2/§6.3 experiments: the task and its split, the split checker, multi-head tables, and smoke runs.
+
+The split checker is tested on the corpus in tests/splits (valid, invalid — each named after
+the attack it covers, with the step it must fail — and malformed), and on splits built
+here for several settings and draws. The smoke runs (one setting, two ranks, one seed, a
+few steps) need torch, which the test extra installs; they are skipped without it.
+"""
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certify.experiments.protocol import T975, exact_scores, t_interval
+from certify.experiments.splits import check_split, check_split_file
+from certify.experiments.tasks import Setting, SplitConfig, SplitError, build_split, split_to_json
+from certify.kernels.audit import FamilySpec, check_kernel, load_family
+from certify.kernels.multihead import exact_predictions
+from certify.kernels.table import TableFormatError, load_table, loads_json, table_from_arrays
+from witnesses import Input
+
+from conftest import ROOT, assert_one_line_error, run_cli
+
+SPLITS = ROOT / "tests" / "splits"
+MANIFEST = json.loads((SPLITS / "MANIFEST.json").read_text())
+
+
+# --------------------------------------------------------------------------- the task and the split
+
+
+@settings(max_examples=8)
+@given(st.sampled_from(["4:2", "6:3", "6:4", "8:3"]), st.integers(0, 10**6))
+def test_built_splits_pass_the_checker_and_labels_are_the_oracles(text, draw):
+    s = Setting.parse(text)
+    split = build_split(s, SplitConfig(train=24, val=4, test=4), draw)
+    report = check_split(json.loads(json.dumps(split_to_json(split))))
+    assert report.ok, report.failure
+    for seq, (words, pattern, k) in zip(split.test, split.test_origin):
+        targets = [X.target for X in split.inputs(seq)]
+        assert sorted(targets) == sorted(pattern)  # the oracle's label is the slot's answer, p_i
+        assert len(seq) == s.n and sum(1 for z in seq if z & 3 == 2) == s.q
+
+
+def test_the_same_draw_gives_the_same_split_and_another_draw_another():
+    a = split_to_json(build_split(Setting.parse("6:4"), SplitConfig(train=64, val=8, test=8), 3))
+    b = split_to_json(build_split(Setting.parse("6:4"), SplitConfig(train=64, val=8, test=8), 3))
+    c = split_to_json(build_split(Setting.parse("6:4"), SplitConfig(train=64, val=8, test=8), 4))
+    assert json.dumps(a) == json.dumps(b) and a["parts"] != c["parts"]
+
+
+@pytest.mark.parametrize("name", MANIFEST["valid"])
+def test_valid_split_files_hold(name):
+    proc = run_cli("experiment", "check-split", str(SPLITS / "valid" / name))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "held out     yes" in proc.stdout
+
+
+@pytest.mark.parametrize("name,step", sorted(MANIFEST["invalid"].items()))
+def test_each_attack_on_a_split_is_rejected_at_its_step(name, step):
+    report = check_split_file(str(SPLITS / "invalid" / name))
+    assert report.failure is not None and report.failure[0] == step, report.failure
+
+
+def test_a_rejected_split_exits_1_naming_the_step_and_the_sequence():
+    proc = run_cli("experiment", "check-split", str(SPLITS / "invalid" / "test_sequence_in_training_via_a_permutation.json"))
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert "disjoint   FAILS: parts.test[0] occurs in train as parts.train[" in proc.stdout
+
+
+@pytest.mark.parametrize("name", MANIFEST["malformed"])
+def test_malformed_split_files_exit_2_with_one_line(name):
+    assert_one_line_error(run_cli("experiment", "check-split", str(SPLITS / "malformed" / name)), 2)
+
+
+def test_the_split_checker_uses_only_the_standard_library():
+    code = ("import sys; import certify.experiments.splits\n"
+            "bad = [m for m in ('numpy', 'flint', 'sympy', 'torch', 'codes', 'witnesses') if m in sys.modules]\n"
+            "assert not bad, bad")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_check_split_json_names_the_failure():
+    proc = run_cli("experiment", "check-split", "--json", str(SPLITS / "invalid" / "test_label_flipped.json"))
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1 and doc["holds"] is False and doc["failure"]["step"] == "labels"
+
+
+@pytest.mark.parametrize("setting,config,words", [
+    (Setting(6, 4, 3, distance=2), SplitConfig(), "too few code words"),  # 4 words at directed distance 2, q = 4
+    (Setting(4, 1, 2), SplitConfig(held_out_patterns=Fraction(9, 10)), "too few patterns"),  # both of 2 held out
+    (Setting(4, 2, 2), SplitConfig(train=24, val=6, test=500), "distinct test sequences"),
+])
+def test_impossible_splits_are_refused(setting, config, words):
+    with pytest.raises(SplitError, match=words):
+        build_split(setting, config, 0)
+
+
+# --------------------------------------------------------------------------- multi-head tables
+
+
+def _fraction_prediction(d, X, pos):
+    """t̂ of a multi-head array table, recomputed here with Fractions (independently of multihead.py)."""
+    F = lambda v: Fraction(v)  # noqa: E731 - ints (or exact floats)
+    heads, vheads = list(d["heads"]), list(d["value_heads"])
+    x = pos[X.tokens[X.query]]
+    out = F(d["beta"][x])
+    c = v = 0
+    for r, dv in zip(heads, vheads):
+        a = [sum(F(d["phi_q"][x][k]) * F(d["phi_k"][pos[z]][k]) for k in range(c, c + r)) for z in X.tokens]
+        g = [sum(F(d["w"][x][k]) * F(d["values"][pos[z]][k]) for k in range(v, v + dv)) for z in X.tokens]
+        out += sum(ai * gi for ai, gi in zip(a, g)) / sum(a)
+        c, v = c + r, v + dv
+    return out
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([[1], [2, 1], [1, 1, 2]]))
+def test_multihead_predictions_are_the_sum_of_separately_normalized_heads(seed, heads):
+    rng = np.random.default_rng(seed)
+    m, N = 4, 6
+    toks = [format(i, "04b") for i in rng.choice(16, N, replace=False)]
+    r, vheads = sum(heads), [rng.integers(1, 3) for _ in heads]
+    d = {"phi_q": rng.integers(1, 5, (N, r)), "phi_k": rng.integers(0, 5, (N, r)), "beta": rng.integers(-3, 4, N),
+         "values": rng.integers(-3, 4, (N, sum(vheads))), "w": rng.integers(-3, 4, (N, sum(vheads))),
+         "heads": np.array(heads), "value_heads": np.array(vheads)}
+    d["phi_k"][:, :] += 1  # every α_h > 0
+    table = table_from_arrays(toks, d)
+    pos = {int(t[::-1], 2): i for i, t in enumerate(toks)}
+    ints = list(pos)
+    inputs = [Input(tuple(int(rng.choice(ints)) for _ in range(int(rng.integers(1, 5)))), 0, m) for _ in range(10)]
+    assert exact_predictions(table, inputs, m) == [_fraction_prediction(d, X, pos) for X in inputs]
+
+
+def test_one_head_predictions_agree_with_check_kernel():
+    """exact_predictions on a one-head table gives check-kernel's maximum error (two implementations, one answer)."""
+    fam = load_family(str(ROOT / "tests" / "tables" / "families" / "gap_one.json"))
+    for name in ("gap_one_jump_solved.json", "delta_phantom_key.json", "tiny_kernel_entry.json"):
+        table = load_table(str(ROOT / "tests" / "tables" / "valid" / name))
+        preds = exact_predictions(table, fam.inputs, fam.m)
+        assert max(abs(p - X.target) for p, X in zip(preds, fam.inputs)) == check_kernel(table, fam).max_error
+
+
+def test_check_kernel_on_two_heads_reports_each_heads_rank():
+    proc = run_cli("check-kernel", str(ROOT / "tests/tables/valid/two_heads_solve.json"), "--family",
+                   str(ROOT / "tests/tables/families/gap_one.json"), "--json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["solves"] is True
+    assert doc["head_ranks"] == [1, 1] and doc["kernel_rank"] == 2 and doc["table"]["heads"] == [1, 1]
+    text = run_cli("check-kernel", str(ROOT / "tests/tables/valid/two_heads_solve.json"), "--family",
+                   str(ROOT / "tests/tables/families/gap_one.json")).stdout
+    assert "2 heads, φ_Q/φ_K widths r_h = 1 + 1 = 2, value widths d_h = 3 + 1" in text
+    assert "kernel ranks 1 + 1 = 2" in text and "jumps        not checked" in text
+
+
+def test_two_heads_against_a_streamed_family_are_refused():
+    fam = load_family(str(ROOT / "tests" / "tables" / "families" / "gap_one.json"))
+    streamed = FamilySpec((), fam.m, fam.error, (), None, None, "a compact certificate", compact=object())
+    with pytest.raises(TableFormatError, match="listed family"):
+        check_kernel(load_table(str(ROOT / "tests/tables/valid/two_heads_solve.json")), streamed)
+
+
+def test_heads_must_cover_the_factor_columns():
+    base = json.loads((ROOT / "tests/tables/valid/two_heads_solve.json").read_text())
+    with pytest.raises(TableFormatError, match="heads sums to 3; phi_q has 2 columns"):
+        loads_json(json.dumps(dict(base, heads=[2, 1])))
+    with pytest.raises(TableFormatError, match="value_heads sums to 5; values has 4 columns"):
+        loads_json(json.dumps(dict(base, value_heads=[3, 2])))
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def test_t_quantiles_are_student_t_975_percent_points():
+    from sympy import Rational, stats
+
+    for df in (1, 2, 4, 9, 30):
+        T = stats.StudentT("T", df)
+        got = float(stats.cdf(T)(Rational(str(T975[df - 1]))).evalf(20))
+        assert abs(got - 0.975) < 2e-4, (df, got)
+
+
+def test_t_interval_is_exact_in_the_mean():
+    mean, half = t_interval([Fraction(1, 2), Fraction(3, 4), Fraction(1, 4)])
+    assert mean == Fraction(1, 2) and abs(half - 4.303 * 0.25 / 3**0.5) < 1e-12
+
+
+# --------------------------------------------------------------------------- smoke runs (torch)
+
+
+SMOKE = ["--seeds", "0", "--steps", "20", "--train", "96", "--val", "16", "--test", "16", "--eval-every", "10"]
+
+
+@pytest.fixture(scope="module")
+def capacity_run(tmp_path_factory):
+    pytest.importorskip("torch")
+    where = tmp_path_factory.mktemp("capacity")
+    proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "2,8", *SMOKE, "--out", "out", "--json",
+                   cwd=where)
+    assert proc.returncode == 0, proc.stderr
+    return where, json.loads(proc.stdout), proc
+
+
+def test_capacity_smoke_runs_are_scored_exactly_from_their_tables(capacity_run):
+    where, doc, proc = capacity_run
+    assert doc["schema"] == "certify.experiment.capacity/1"
+    assert [(r["rank"], r["model"]) for r in doc["runs"]] == [(2, "positive"), (8, "positive"), (None, "dense")]
+    split = build_split(Setting.parse("6:4"), SplitConfig(train=96, val=16, test=16), 0)
+    for run in doc["runs"]:
+        figures, verdicts, _ = exact_scores(str(where / run["table"]), split, "test")
+        assert run["exact"]["test"]["correct"] == figures["correct"] == sum(verdicts)
+        # check-kernel on the split's test family: a sequence is correct iff none of its q inputs fails
+        ck = json.loads(run_cli("check-kernel", run["table"], "--family", "out/M6_q4/draw0/split.json", "--json",
+                                cwd=where).stdout)
+        failing = {x["index"] // 4 for x in ck["failing_inputs"]}
+        assert 16 - len(failing) == run["exact"]["test"]["correct"]
+
+
+def test_capacity_writes_a_split_that_check_split_proves_held_out(capacity_run):
+    where, doc, _ = capacity_run
+    proc = run_cli("experiment", "check-split", "out/M6_q4/draw0/split.json", cwd=where)
+    assert proc.returncode == 0 and "held out     yes" in proc.stdout
+    assert json.loads((where / "out" / "results.json").read_text()) == doc
+
+
+def test_the_same_seed_gives_byte_identical_tables_and_json(capacity_run, tmp_path):
+    where, doc, _ = capacity_run
+    proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "2,8", *SMOKE, "--out", "out", "--json",
+                   cwd=tmp_path)
+    assert json.loads(proc.stdout) == doc and proc.stdout == (where / "out" / "results.json").read_text()
+    for run in doc["runs"]:
+        assert (tmp_path / run["table"]).read_bytes() == (where / run["table"]).read_bytes()
+
+
+def test_heads_smoke_run_writes_multi_head_tables(tmp_path):
+    pytest.importorskip("torch")
+    env = {k: v for k, v in os.environ.items() if k != "CERTIFY_PROGRESS"}  # progress on: one line per run
+    proc = subprocess.run([sys.executable, "-m", "certify.cli", "experiment", "heads", "--budgets", "4", "--draws", "1",
+                           "--no-dense", *SMOKE, "--out", "out", "--json"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [ln.split(":")[1] for ln in proc.stderr.splitlines() if ln.startswith("certify experiment heads: run")] == \
+        [" run 1/3", " run 2/3", " run 3/3"]
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "certify.experiment.heads/1"
+    assert [r["heads"] for r in doc["runs"]] == [1, 2, 4]
+    four = load_table(str(tmp_path / doc["runs"][2]["table"]))
+    assert four.heads == (1, 1, 1, 1) and four.value_heads == (16, 16, 16, 16)
+    claims = doc["summary"]["claims"]["draw1"]
+    assert set(claims) >= {"one_head_lowest_overall", "two_and_four_head_curves_cross",
+                           "all_paired_H2_H1_intervals_include_zero", "largest_budget"}
+
+
+def test_matched_heads_share_parameter_count_and_initial_values():
+    pytest.importorskip("torch")
+    from certify.experiments.models import TrainSpec, _Params
+
+    import torch
+
+    ps = []
+    for H in (1, 2, 4):
+        torch.manual_seed(3)  # as train_model does with the run's seed
+        ps.append(_Params(TrainSpec(rank=8, heads=H, dense=False, seed=3, steps=1, value_dim=64), m=11))
+    for p in ps[1:]:
+        assert all(a.shape == b.shape and bool((a == b).all()) for a, b in zip(ps[0].list(), p.list()))
+
+
+@pytest.mark.parametrize("args,words", [
+    (["capacity", "--ranks", "0"], "--ranks"),
+    (["capacity", "--settings", "3:2"], "setting '3:2'"),
+    (["capacity", "--held-out-words", "1"], "--held-out-words"),
+    (["capacity", "--lr", "-1"], "--lr"),
+    (["capacity", "--settings", "6:4", "--distance", "2"], "too few code words"),
+    (["heads", "--budgets", "6"], "cannot be split equally among 4 heads"),
+    (["heads", "--value-width", "30"], "--value-width 30"),
+    (["capacity", "--settings", "4:2", "--train", "24", "--val", "6", "--test", "500"], "distinct test sequences"),
+])
+def test_bad_options_and_impossible_splits_exit_2_before_training(tmp_path, args, words):
+    pytest.importorskip("torch")
+    proc = run_cli("experiment", *args, "--out", "out", cwd=tmp_path)
+    assert_one_line_error(proc, 2)
+    assert words in proc.stderr
+    assert not list((tmp_path).glob("out/**/*.npz"))  # nothing was trained
+
+
+def test_experiments_without_torch_exit_2_saying_what_to_install(tmp_path):
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "from certify.cli import main; main(['experiment', 'capacity', '--out', 'x'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert_one_line_error(proc, 2)
+    assert "pip install '.[train]'" in proc.stderr and "certify experiment" in proc.stderr
