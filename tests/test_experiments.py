@@ -165,6 +165,31 @@ def test_two_heads_against_a_streamed_family_are_refused():
         check_kernel(load_table(str(ROOT / "tests/tables/valid/two_heads_solve.json")), streamed)
 
 
+def test_clipping_is_counted_and_ranked_per_head(tmp_path):
+    """Head 0's α(10, 01) = −10⁻¹² is clipped to 0: its block becomes rank 1, head 1's stays rank 1."""
+    table = {"tokens": ["10", "01", "11"], "heads": [2, 1], "value_heads": [1, 1], "beta": [0, 0, 1],
+             "values": [[0, 0]] * 3, "w": [[0, 0]] * 3, "phi_q": [[1, 0, 1], [1, 1, 1], [1, 1, 1]],
+             "phi_k": [[1, 0, 1], ["-1/1000000000000", "1/1000000000000", 1], [1, 0, 1]]}
+    fam = {"family": {"inputs": [{"tokens": ["10", "01"], "query": 0}, {"tokens": ["11", "01"], "query": 0}]}}
+    for order in (table, dict(table, heads=[1, 2], phi_q=[r[::-1] for r in table["phi_q"]],
+                              phi_k=[r[::-1] for r in table["phi_k"]])):  # the clipped head first, then last
+        (tmp_path / "t.json").write_text(json.dumps(order))
+        (tmp_path / "f.json").write_text(json.dumps(fam))
+        doc = json.loads(run_cli("check-kernel", "t.json", "--family", "f.json", "--clip-negative-alpha", "1e-9",
+                                 "--json", cwd=tmp_path).stdout)
+        assert doc["table"]["clip_negative_alpha"]["entries_clipped"] == 1
+        assert doc["head_ranks"] == [1, 1]
+
+
+def test_several_heads_say_the_readout_lp_is_skipped_and_refuse_oversized_work():
+    fam = load_family(str(ROOT / "tests" / "tables" / "families" / "gap_one.json"))
+    two = load_table(str(ROOT / "tests/tables/valid/two_heads_solve.json"))
+    assert "readout      not searched (--search-readout)" in "\n".join(check_kernel(two, fam, search_readout=True).text())
+    many = [Input(fam.inputs[0].tokens * 2, 0, fam.m)] * 4_000_000  # 2·4·10⁶·6 terms > 2·10⁷
+    with pytest.raises(TableFormatError, match="terms to predict"):
+        exact_predictions(two, many, fam.m)
+
+
 def test_heads_must_cover_the_factor_columns():
     base = json.loads((ROOT / "tests/tables/valid/two_heads_solve.json").read_text())
     with pytest.raises(TableFormatError, match="heads sums to 3; phi_q has 2 columns"):

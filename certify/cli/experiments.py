@@ -70,8 +70,8 @@ def _lr(text: str) -> str:
 def _prepare(o, pairs, max_rank, value_dim):
     """Everything that can refuse the command, before any training: plot path, torch, splits, sizes, output."""
     from ..bounds.plot import PlotUnavailable, check_plot_path
-    from ..experiments.protocol import build_splits, check_sizes, write_splits
-    from ..experiments.splits import check_split_file
+    from ..experiments.protocol import build_splits, check_sizes, split_texts, write_splits
+    from ..experiments.splits import SplitMalformed, check_split_file
     from ..experiments.tasks import SplitError
     from ..kernels.training import TrainingUnavailable, _torch
 
@@ -87,15 +87,19 @@ def _prepare(o, pairs, max_rank, value_dim):
     try:
         splits = build_splits(pairs, _split_config(o))
         check_sizes(splits, max_rank, value_dim)
+        texts = split_texts(splits)
     except (SplitError, ValueError) as exc:
         raise InputError(str(exc)) from None
     try:
         os.makedirs(o["out_dir"], exist_ok=True)
-        paths = write_splits(splits, o["out_dir"])
+        paths = write_splits(splits, o["out_dir"], texts)
     except OSError as exc:
         raise InputError(f"cannot write into {o['out_dir']}: {exc.strerror or exc}") from None
     for k, path in paths.items():  # the producer's split, proved held out by the checker before training
-        rep = check_split_file(path)
+        try:
+            rep = check_split_file(path)
+        except SplitMalformed as exc:
+            raise Contradiction(f"the split written here is refused by check-split: {exc}") from None
         if not rep.ok:
             raise Contradiction(f"{path}: the split built here fails check-split at {rep.failure[0]}: {rep.failure[1]}")
     return splits, paths

@@ -173,18 +173,40 @@ def build_splits(pairs: list[tuple[Setting, int]], split_cfg: SplitConfig) -> di
     return {(s.key, d): build_split(s, split_cfg, d) for s, d in dict.fromkeys(pairs)}
 
 
-def write_splits(splits: dict[tuple[str, int], Split], out_dir: str) -> dict[tuple[str, int], str]:
-    """Write each split as ``<out>/<setting>/draw<d>/split.json``; return the paths."""
+def split_texts(splits: dict[tuple[str, int], Split]) -> dict[tuple[str, int], str]:
+    """Each split's file text; :class:`SplitError` if the split checker could not read it (before anything is written).
+
+    The checker reads at most ``certify.check.MAX_FILE_BYTES`` (64 MiB) with a parse estimate of
+    at most ``MAX_PARSE_MEMORY``: a larger split is refused here, not after training.
+    """
     import json
 
+    from ..check import MAX_FILE_BYTES, MAX_PARSE_MEMORY, parse_memory_estimate
+    from .tasks import SplitError
+
+    out = {}
+    for k, sp in splits.items():
+        text = json.dumps(split_to_json(sp), separators=(",", ":")) + "\n"
+        data = text.encode("utf-8")
+        if len(data) > MAX_FILE_BYTES or parse_memory_estimate(data) > MAX_PARSE_MEMORY:
+            raise SplitError(f"{sp.setting.label}, draw {sp.draw}: the split file would be {len(data) / 2**20:,.0f} MiB "
+                             f"(about {parse_memory_estimate(data) / 2**20:,.0f} MiB to parse); check-split reads at "
+                             f"most {MAX_FILE_BYTES // 2**20} MiB and {MAX_PARSE_MEMORY // 2**20} MiB: fewer sequences")
+        out[k] = text
+    return out
+
+
+def write_splits(splits: dict[tuple[str, int], Split], out_dir: str,
+                 texts: dict[tuple[str, int], str] | None = None) -> dict[tuple[str, int], str]:
+    """Write each split as ``<out>/<setting>/draw<d>/split.json``; return the paths."""
+    texts = texts if texts is not None else split_texts(splits)
     paths = {}
     for (key, d), sp in splits.items():
         folder = os.path.join(out_dir, key, f"draw{d}")
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, "split.json")
         with open(path, "w", encoding="utf-8") as fh:
-            json.dump(split_to_json(sp), fh, separators=(",", ":"))
-            fh.write("\n")
+            fh.write(texts[(key, d)])
         paths[(key, d)] = path
     return paths
 

@@ -86,9 +86,13 @@ def _bad(where: str, msg: str):
     raise SplitMalformed(f"{where}: {msg}")
 
 
+def _show(v: Any) -> str:
+    return f"{type(v).__name__} {repr(v)[:40]}"
+
+
 def _int(v: Any, where: str, lo: int, hi: int) -> int:
     if type(v) is not int or not lo <= v <= hi:
-        _bad(where, f"expected an integer from {lo} to {hi}, got {str(v)[:40]!r}")
+        _bad(where, f"expected an integer from {lo} to {hi}, got {_show(v)}")
     return v
 
 
@@ -102,7 +106,7 @@ def _list(v: Any, where: str, hi: int) -> list:
 
 def _bitstring(v: Any, where: str, k: int) -> int:
     if not isinstance(v, str) or len(v) != k or v.strip("01"):
-        _bad(where, f"expected a 0/1 string of length {k}, got {str(v)[:40]!r}")
+        _bad(where, f"expected a 0/1 string of length {k}, got {_show(v)}")
     return int(v[::-1], 2)
 
 
@@ -134,7 +138,11 @@ def check_split(doc: Any) -> SplitReport:
     known = {"format", "setting", "draw", "config", "words", "permutations", "held_out", "tokens", "parts", "family"}
     extra = sorted(set(doc) - known)
     if extra:
-        _bad(extra[0][:40], "unknown key")
+        _bad("format", f"unknown key {extra[0][:40]!r}")
+    if type(doc.get("draw")) is not int or doc["draw"] < 0:
+        _bad("draw", f"expected an integer ≥ 0, got {_show(doc.get('draw'))}")
+    if not isinstance(doc.get("config"), dict):
+        _bad("config", "expected an object")
     st = doc.get("setting")
     if not isinstance(st, dict):
         _bad("setting", "expected an object")
@@ -143,6 +151,9 @@ def check_split(doc: Any) -> SplitReport:
     n = _int(st.get("n"), "setting.n", 2 * q, 2 * q)
     h = _int(st.get("h"), "setting.h", 1, M - 1)
     m = _int(st.get("m"), "setting.m", M + 3, M + 3)
+    _int(st.get("distance"), "setting.distance", 1, M)
+    if set(st) != {"M", "q", "n", "h", "m", "distance"}:
+        _bad("setting", "expected the keys M, q, n, h, m, distance")
     report = SplitReport({"M": M, "q": q, "n": n, "h": h, "m": m})
     words = [_bitstring(w, f"words[{i}]", M) for i, w in enumerate(_list(doc.get("words"), "words", 1 << MAX_M))]
     for i, w in enumerate(words):
@@ -151,22 +162,37 @@ def check_split(doc: Any) -> SplitReport:
     if len(set(words)) != len(words):
         _bad("words", "a word is listed twice")
     perms = []
+    actions: dict[tuple[int, ...], int] = {}
     for i, p in enumerate(_list(doc.get("permutations"), "permutations", MAX_PERMUTATIONS)):
         p = _list(p, f"permutations[{i}]", M)
         if sorted(x if type(x) is int else -1 for x in p) != list(range(M)):
             _bad(f"permutations[{i}]", f"is not a permutation of 0…{M - 1}")
+        action = tuple(_permute(w, p) for w in words)  # what it does to the words: two alike would be one
+        if action in actions:
+            _bad(f"permutations[{i}]", f"maps every word as permutations[{actions[action]}] does (listed twice)")
+        actions[action] = i
         perms.append(p)
+    if len(perms) < 2:
+        _bad("permutations", f"{len(perms)} listed; a split needs a training and a held-out one")
     held = doc.get("held_out")
     if not isinstance(held, dict) or set(held) != {"words", "patterns", "permutations"}:
         _bad("held_out", "expected an object with words, patterns, permutations")
-    held_words = {_int(v, f"held_out.words[{i}]", 0, len(words) - 1)
-                  for i, v in enumerate(_list(held["words"], "held_out.words", len(words)))}
+    held_list = [_int(v, f"held_out.words[{i}]", 0, len(words) - 1)
+                 for i, v in enumerate(_list(held["words"], "held_out.words", len(words)))]
+    held_words = set(held_list)
+    if len(held_words) != len(held_list):
+        _bad("held_out.words", "a word is listed twice")
     held_pats = set()
     for i, v in enumerate(_list(held["patterns"], "held_out.patterns", 1 << q)):
         _bitstring(v, f"held_out.patterns[{i}]", q)
+        if tuple(int(c) for c in v) in held_pats:
+            _bad(f"held_out.patterns[{i}]", "is listed twice")
         held_pats.add(tuple(int(c) for c in v))
-    held_perms = {_int(v, f"held_out.permutations[{i}]", 0, max(len(perms) - 1, 0))
-                  for i, v in enumerate(_list(held["permutations"], "held_out.permutations", len(perms)))}
+    held_plist = [_int(v, f"held_out.permutations[{i}]", 0, len(perms) - 1)
+                  for i, v in enumerate(_list(held["permutations"], "held_out.permutations", len(perms)))]
+    held_perms = set(held_plist)
+    if len(held_perms) != len(held_plist):
+        _bad("held_out.permutations", "a permutation is listed twice")
     tokens = [_bitstring(z, f"tokens[{i}]", m) for i, z in enumerate(_list(doc.get("tokens"), "tokens", 3 << MAX_M))]
     parts = doc.get("parts")
     if not isinstance(parts, dict) or set(parts) != {"train", "val", "test"}:
@@ -186,16 +212,18 @@ def check_split(doc: Any) -> SplitReport:
                   for k, v in enumerate(_list(rec["words"], f"{where}.words", q))]
             if len(ws) != q:
                 _bad(f"{where}.words", f"has {len(ws)} words; q = {q}")
+            if any(a >= b for a, b in zip(ws, ws[1:])):  # the pattern is read in this order
+                _bad(f"{where}.words", "must list distinct words in increasing order (the pattern follows it)")
             _bitstring(rec["pattern"], f"{where}.pattern", q)
             pat = tuple(int(c) for c in rec["pattern"])
-            k = _int(rec["permutation"], f"{where}.permutation", 0, max(len(perms) - 1, 0))
-            if not perms:
-                _bad("permutations", "none listed")
+            k = _int(rec["permutation"], f"{where}.permutation", 0, len(perms) - 1)
             rows.append((toks, ws, pat, k))
+        if not rows:
+            _bad(f"parts.{name}", "no sequences")
         seqs[name] = rows
     fam = doc.get("family")
-    if not isinstance(fam, dict) or not isinstance(fam.get("inputs"), list):
-        _bad("family", "expected an object with an inputs array (the test inputs)")
+    if not isinstance(fam, dict) or not isinstance(fam.get("inputs"), list) or not set(fam) <= {"source", "inputs"}:
+        _bad("family", "expected an object with an inputs array (the test inputs) and optionally a source")
     if len(fam["inputs"]) > MAX_SEQUENCES * q:
         _bad("family.inputs", f"{len(fam['inputs']):,} entries; at most {MAX_SEQUENCES * q:,}")
     report.counts = {"tokens": len(tokens), "words": len(words), "train": len(seqs["train"]), "val": len(seqs["val"]),
@@ -291,8 +319,9 @@ def _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens
             obj = inputs[k_in]
             want = [format(z, f"0{m}b")[::-1] for z in seq]
             target = min((x & z).bit_count() for z in seq)
-            if not isinstance(obj, dict) or obj.get("tokens") != want or obj.get("query") != pos \
-                    or obj.get("target") != target:
+            if not isinstance(obj, dict) or set(obj) != {"tokens", "query", "target"} or obj["tokens"] != want \
+                    or type(obj["query"]) is not int or obj["query"] != pos \
+                    or type(obj["target"]) is not int or obj["target"] != target:
                 raise _Fail(step, f"family.inputs[{k_in}] is not parts.test[{i}] queried at position {pos} with "
                                   f"target {target}")
             if target != by_query[x]:

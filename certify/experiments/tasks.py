@@ -239,12 +239,18 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
         raise SplitError(f"--permutations {config.permutations}: give 2 to {min(math.factorial(M), 10_000):,} "
                          "(a training and a held-out one at least)")
     perms: list[tuple[int, ...]] = []
-    seen_p = set()
-    while len(perms) < config.permutations:
+    seen_p = set()  # by their action on the words: two permutations that move every word alike are one
+    for _ in range(ATTEMPTS_PER_SEQUENCE * config.permutations):
+        if len(perms) == config.permutations:
+            break
         p = tuple(rng.sample(range(M), M))
-        if p not in seen_p:
-            seen_p.add(p)
+        action = tuple(permute_word(w, p) for w in words)
+        if action not in seen_p:
+            seen_p.add(action)
             perms.append(p)
+    if len(perms) < config.permutations:
+        raise SplitError(f"--permutations {config.permutations}: only {len(perms)} permutations act differently on "
+                         f"the {len(words)} code words")
     held_perms = frozenset(rng.sample(range(len(perms)), _held(len(perms), config.held_out_permutations, "permutations")))
     split = Split(setting, config, draw, words, held_words, patterns, held_patterns, tuple(perms), held_perms)
 

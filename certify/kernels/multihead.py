@@ -25,7 +25,7 @@ from typing import Sequence
 
 from witnesses import Input
 
-from .table import KernelTable, TableFormatError
+from .table import MAX_BLOCK_ENTRIES, MAX_PREDICTION_TERMS, KernelTable, TableFormatError
 
 __all__ = ["exact_predictions"]
 
@@ -59,9 +59,17 @@ def exact_predictions(table: KernelTable, inputs: Sequence[Input], m: int) -> li
     rows = [table.index[x] for x in q_pos]
     cols = [table.index[z] for z in k_pos]
     table.check_work(len(rows), len(cols))
-    table.prepare(sorted(set(rows) | set(cols)))
     H = table.head_count
     T = len(cols)
+    if 2 * H * len(rows) * T > MAX_BLOCK_ENTRIES:
+        raise TableFormatError(f"{H} head(s) × {len(rows):,} query tokens × {T:,} tokens: {2 * H * len(rows) * T:,} "
+                               f"entries of α and g held at once; at most {MAX_BLOCK_ENTRIES:,} "
+                               "(docs/kernel-table-format.md, limits)")
+    terms = H * sum(len(X.tokens) for X in inputs)
+    if H > 1 and terms > MAX_PREDICTION_TERMS:
+        raise TableFormatError(f"{H} heads × {len(inputs):,} inputs: {terms:,} terms to predict; at most "
+                               f"{MAX_PREDICTION_TERMS:,} for several heads (docs/kernel-table-format.md, limits)")
+    table.prepare(sorted(set(rows) | set(cols)))
     if H == 1:
         blocks = [(table.alpha_block(rows, cols).entries(), table.g_block(rows, cols).entries())]
         delta = fmpq(table.delta.numerator, table.delta.denominator)

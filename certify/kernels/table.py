@@ -53,12 +53,16 @@ MAX_HEADER = 10_000  # bytes of one .npy header
 MAX_TOKEN_CHARS = 2**26  # N·m: the tokens are decoded whole
 MAX_FORTRAN_BYTES = 64 * 2**20  # a Fortran-order member is read whole, not streamed by rows
 MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks)
-MAX_PRODUCT_WORK = 10**9  # Q·T·r multiply-adds to form the family's block of α from factors
+MAX_PRODUCT_WORK = 10**9  # Q·T·(r + d_v) multiply-adds to form the family's blocks of α (and g) from factors
+MAX_BLOCK_ENTRIES = 2 * 10**7  # exact_predictions: entries of the α and g blocks of all heads, held at once
+MAX_PREDICTION_TERMS = 2 * 10**7  # several heads: inputs × length × H terms of the predictions
 MAX_RANK_SECONDS = 60  # predicted time to prove the kernel rank's upper bound (frobenius.predicted_upper_seconds)
 LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BYTES,
           "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
           "token characters N·m": MAX_TOKEN_CHARS, "Fortran-order member bytes": MAX_FORTRAN_BYTES,
-          "exact entries per check": MAX_EXACT_ENTRIES, "Q·T·r to form α from factors": MAX_PRODUCT_WORK,
+          "exact entries per check": MAX_EXACT_ENTRIES, "Q·T·(r + d_v) to form α and g from factors": MAX_PRODUCT_WORK,
+          "α and g block entries of all heads (exact_predictions)": MAX_BLOCK_ENTRIES,
+          "input × length × H terms (several heads)": MAX_PREDICTION_TERMS,
           "digits of a JSON number": MAX_DIGITS, "predicted seconds to prove a rank's upper bound": MAX_RANK_SECONDS,
           "heads": MAX_HEADS}
 
@@ -273,7 +277,8 @@ class KernelTable:
         self.value_heads = value_heads
         #: ``--clip-negative-alpha TOL``: entries of ``α`` in ``[−TOL, 0)`` are read as 0 (:meth:`clip_negative_alpha`).
         self.clip: Fraction | None = None
-        self.clipped = 0  # entries the last alpha_block set to 0
+        self.clipped = 0  # entries the last alpha_block set to 0 (several heads: the last block of each head, summed)
+        self._clipped_by_head: dict[int | None, int] = {}
 
     @property
     def head_count(self) -> int:
@@ -317,7 +322,7 @@ class KernelTable:
 
         The entries a check converts: the kernel's ``Q × T`` block, or ``(Q + T)·r`` factor
         entries (and ``Q·T·r`` multiply-adds to form the block); the readout's ``Q × T``
-        (one-hot) or ``(Q + T)·d_v`` entries, and ``Q`` of ``beta``.
+        (one-hot) or ``(Q + T)·d_v`` entries (and ``Q·T·d_v`` multiply-adds), and ``Q`` of ``beta``.
         """
         Q, T = queries, tokens
         if "kernel" in self.fields:
@@ -326,6 +331,8 @@ class KernelTable:
             entries, work = (Q + T) * self.width, Q * T * self.width
         if self.has_readout:
             entries += Q + (Q * T if self.value_width is None else (Q + T) * self.value_width)
+            if self.value_width is not None:
+                work += Q * T * self.value_width  # the readout block w·valuesᵀ
         if entries > MAX_EXACT_ENTRIES or work > MAX_PRODUCT_WORK:
             raise TableFormatError(
                 f"checking {Q:,} query tokens × {T:,} tokens of this table needs {entries:,} exact entries"
@@ -356,15 +363,19 @@ class KernelTable:
             from flint import fmpq
 
             lo, zero = fmpq(-self.clip.numerator, self.clip.denominator), fmpq(0)
-            self.clipped = 0
+            count = 0
             ncols = A.ncols()
             for k, a in enumerate(A.entries()):
                 if a < zero and a >= lo:
                     A[k // ncols, k % ncols] = zero
-                    self.clipped += 1
+                    count += 1
+            if head is None:
+                self._clipped_by_head = {}
+            self._clipped_by_head[head] = count
+            self.clipped = sum(self._clipped_by_head.values())
         return A
 
-    def alpha_rank(self, rows: list[int], cols: list[int], head: int | None = None):
+    def alpha_rank(self, rows: list[int], cols: list[int], head: int | None = None, max_seconds: float = MAX_RANK_SECONDS):
         """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them).
 
         The upper bound is not attempted when predicted to take more than
@@ -372,14 +383,14 @@ class KernelTable:
         """
         from ..lemmas.frobenius import factored_matrix_rank, matrix_rank, matrix_rank_of_pairs
 
-        if self.clip is not None and self.clipped:  # the clipped kernel is no longer Φ_Q Φ_Kᵀ: its own rank
-            return matrix_rank(self.alpha_block(rows, cols, head), max_seconds=MAX_RANK_SECONDS)
+        if self.clip is not None and self._clipped_by_head.get(head):  # clipped: no longer Φ_Q Φ_Kᵀ, its own rank
+            return matrix_rank(self.alpha_block(rows, cols, head), max_seconds=max_seconds)
         if "kernel" in self.fields:  # from the pairs: denominators cleared line by line when they differ widely
             return matrix_rank_of_pairs(len(rows), len(cols), self.fields["kernel"].pairs(rows, cols),
-                                        max_seconds=MAX_RANK_SECONDS)
+                                        max_seconds=max_seconds)
         hc = self._head_cols(self.heads, head)
         return factored_matrix_rank(self._rows("phi_q", rows, hc), self._rows("phi_k", cols, hc),
-                                    max_seconds=MAX_RANK_SECONDS)
+                                    max_seconds=max_seconds)
 
     def g_block(self, rows: list[int], cols: list[int], head: int | None = None):
         """The readout table ``g_{x_i}(x_j)`` on rows × columns (``fmpq_mat``); needs a readout.
@@ -549,11 +560,13 @@ def _check_heads(fields: dict[str, "_Matrix"], heads: list[Any] | None, value_he
         widths = []
         for i, v in enumerate(vals):
             if type(v) is not int or v < 1:
-                raise TableFormatError(f"{name}[{i}] is {v!r}; each width must be an integer ≥ 1")
+                shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:40] + "…"
+                raise TableFormatError(f"{name}[{i}] is {shown}; each width must be an integer ≥ 1")
             widths.append(v)
         total = fields[field].shape[1]
         if sum(widths) != total:
-            raise TableFormatError(f"{name} sums to {sum(widths):,}; {field} has {total:,} columns")
+            shown = f"{sum(widths):,}" if sum(widths).bit_length() < 64 else "more than 2^64"
+            raise TableFormatError(f"{name} sums to {shown}; {field} has {total:,} columns")
         out.append(tuple(widths))
     if out[0] is not None and len(out[0]) > 1 and delta != 0:
         raise TableFormatError("delta with several heads is not supported (each head's denominator is Σ_j α_h)")

@@ -98,6 +98,11 @@ def invalid(split, doc):
     d = copy.deepcopy(doc)
     d["tokens"].append("1" * len(d["tokens"][0]))
     out["token_that_is_not_of_the_task"] = (d, "tokens")
+
+    d = copy.deepcopy(doc)  # review: True == 1 in Python; a bool is not a position
+    k = next(i for i, x in enumerate(d["family"]["inputs"]) if x["query"] in (0, 1))
+    d["family"]["inputs"][k]["query"] = bool(d["family"]["inputs"][k]["query"])
+    out["family_query_given_as_a_bool"] = (d, "labels")
     return out
 
 
@@ -124,6 +129,17 @@ def malformed(doc):
     out["unknown_key"] = d
     text = json.dumps(doc).replace('"draw": 0', '"draw": 1e999999999', 1)
     out["expanding_number"] = text
+    d = copy.deepcopy(doc)  # review: a copy of a held-out permutation under another index, used by training
+    d["permutations"].append(list(d["permutations"][d["held_out"]["permutations"][0]]))
+    out["held_out_permutation_listed_twice"] = d
+    d = copy.deepcopy(doc)  # review: the pattern follows the listed word order; reversed, a held-out one hides
+    r = d["parts"]["train"][0]
+    r["words"], r["pattern"] = r["words"][::-1], r["pattern"][::-1]
+    out["origin_words_out_of_order"] = d
+    d = copy.deepcopy(doc)
+    d["parts"]["test"] = []
+    d["family"]["inputs"] = []
+    out["empty_test_set"] = d
     return out
 
 
