@@ -39,7 +39,9 @@ def summarize(kind: str, stderr: str, wall: float) -> None:
         if m:
             model = "dense" if m.group(5) == "dense" else ("H " + m.group(5).split(" H ")[1] if " H " in m.group(5) else "one head")
             groups.setdefault((m.group(3), model), []).append(float(m.group(7)))
-    print(f"certify experiment {kind}: {sum(len(v) for v in groups.values())} runs, {wall:.0f} s wall in all")
+    total = "" if wall != wall else f", {wall:.0f} s wall in all"  # nan: a log read back (--parse)
+    print(f"certify experiment {kind}: {sum(len(v) for v in groups.values())} runs{total}, "
+          f"{sum(sum(v) for v in groups.values()):.0f} s in the runs")
     print(f"  {'setting':<8} {'model':<9} {'runs':>5} {'mean s/run':>11} {'max s/run':>10}")
     for (setting, model), secs in groups.items():
         print(f"  {setting:<8} {model:<9} {len(secs):>5} {sum(secs) / len(secs):>11.1f} {max(secs):>10.1f}")
