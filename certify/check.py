@@ -380,11 +380,12 @@ def _parse_int(text: str) -> int:
         raise CertificateFormatError(
             "format", f"integer {text[:40]} is negative; every integer in a certificate is ≥ 0, written without a sign"
         )
-    if len(text) > 16 or int(text) > MAX_INT:
+    v = int(text) if len(text) <= 16 else MAX_INT + 1
+    if v > MAX_INT:
         raise CertificateFormatError(
             "format", f"integer {text[:40]}{'…' if len(text) > 40 else ''} exceeds 2^53 − 1"
         )
-    return int(text)
+    return v
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -716,19 +717,24 @@ def _mu(n: int, gap: int, eps: Fraction) -> Fraction:
     return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
 
 
-def _chain_product(factors: list[Fraction], where: str) -> tuple[int, int]:
-    """``Π factors`` as an unreduced numerator and denominator, refusing sizes over ``MAX_NUMBER_BITS``.
+def _chain_product(factors: list[tuple[int, int]], where: str) -> tuple[int, int]:
+    """``Π factors`` (``(numerator, denominator)`` pairs of ints), unreduced, refusing sizes over ``MAX_NUMBER_BITS``.
 
     No gcd per step: multiplying by the small jump factors stays linear in the product's
-    size, and the comparison with the stated factor is one cross-multiplication.
+    size, and the comparison with the stated factor is one cross-multiplication. A factor
+    1 (μ = 1, gap 2 at n = 3) changes nothing and costs a comparison: a plan may list
+    millions of them.
     """
     num, den = 1, 1
-    for f in factors:
-        if (num.bit_length() + f.numerator.bit_length() > MAX_NUMBER_BITS
-                or den.bit_length() + f.denominator.bit_length() > MAX_NUMBER_BITS):
+    nb = db = 1
+    for a, b in factors:
+        if a == 1 and b == 1 and nb < MAX_NUMBER_BITS and db < MAX_NUMBER_BITS:
+            continue  # the size test below would pass and the product is unchanged
+        if nb + a.bit_length() > MAX_NUMBER_BITS or db + b.bit_length() > MAX_NUMBER_BITS:
             raise CertificateLimitError(f"{where}: the product of its jump factors exceeds {MAX_NUMBER_BITS:,} bits")
-        num *= f.numerator
-        den *= f.denominator
+        num *= a
+        den *= b
+        nb, db = num.bit_length(), den.bit_length()
     return num, den
 
 
@@ -861,7 +867,7 @@ def _check_chains(p: dict[str, Any], progress: Progress) -> dict[Fraction, int]:
             used_jumps[j] = True
         if key != full ^ words[u]:
             _reject("chains", f"{where}: ends at key {_bits(key, M)}, expected the complement of codeword {u}")
-        num, den = _chain_product([jumps[j][4] for j in ids], where)
+        num, den = _chain_product([(jumps[j][4].numerator, jumps[j][4].denominator) for j in ids], where)
         if factor.numerator * den != factor.denominator * num:
             _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
                     f"{show_number(Fraction(num, den))}")
@@ -969,7 +975,21 @@ def _check_listed(doc: dict[str, Any], p: dict[str, Any], witnesses, factor_of, 
     return (verified or Verified)(dict(p["claim"]), bound, ratio, counts, argument)
 
 
-def check(doc: dict[str, Any]) -> Verified:
+#: Seconds per unit of ``compact_work`` on one core of the CI machine kind in the costliest case
+#: measured (305 s at 3.98·10⁸: interpolated keys at almost every level; docs/certificate-format.md,
+#: "Worst-case cost"): :func:`describe_cost` announces an upper estimate before the work.
+SECONDS_PER_WORK_UNIT = 305 / 3.98e8
+
+
+def describe_cost(work: int) -> str:
+    """The line announced before a compact check, e.g. ``work: ≈ 4e+08 word operations …, at most about 5 min …``."""
+    sec = work * SECONDS_PER_WORK_UNIT
+    when = f"{sec:.0f} s" if sec < 90 else f"{sec / 60:.0f} min"
+    return (f"work: ≈ {work:.2g} word operations of key generation, at most about {when} on one core of the CI "
+            "machine kind (--max-work N caps it; certify verify --jobs N shares it)")
+
+
+def check(doc: dict[str, Any], max_work: int | None = None, announce=None, run_shards=None) -> Verified:
     """Verify a parsed certificate; raise a ``CertificateError`` subclass on failure.
 
     Work is linear in the size of the file, except the code's minimum distance, which
@@ -979,7 +999,7 @@ def check(doc: dict[str, Any]) -> Verified:
     if isinstance(doc, dict) and doc.get("format") == UM_FORMAT:  # the second kind (A.4), its own section below
         return check_unique_minimizer(doc)
     if isinstance(doc, dict) and doc.get("version") == COMPACT_VERSION and not isinstance(doc.get("version"), bool):
-        return _check_compact(doc)
+        return _check_compact(doc, max_work, announce, run_shards)
     claim, m, n, eps = _parse_head(doc, ("code", "family", "jumps", "chains"), FORMAT, (VERSION,),
                                    f"versions {VERSION} and {COMPACT_VERSION}")
     p = dict(_parse_listed(doc, m, m, 3), claim=claim, m=m, n=n, lemma="weight domination gives μ =")
@@ -1029,7 +1049,11 @@ def _parse_compact(doc: dict[str, Any]) -> dict[str, Any]:
         d = _int(e["distance"], f"{where}.distance", 1, m)
         if entries and d <= entries[-1][0]:
             _malformed(f"{where}.distance", f"{d} follows {entries[-1][0]}; distances are listed in increasing order")
-        gaps = tuple(_int(g, f"{where}.gaps[{i}]", 1, m) for i, g in enumerate(_list(e["gaps"], f"{where}.gaps", 1, m)))
+        raw_gaps = _list(e["gaps"], f"{where}.gaps", 1, m)
+        if all(type(g) is int and 1 <= g <= m for g in raw_gaps):  # the common case, in one pass
+            gaps = tuple(raw_gaps)
+        else:  # name the first bad one
+            gaps = tuple(_int(g, f"{where}.gaps[{i}]", 1, m) for i, g in enumerate(raw_gaps))
         entries.append((d, gaps, _int(e["pairs"], f"{where}.pairs"), parse_rational(e["factor"], f"{where}.factor")))
 
     fam = _obj(doc["family"], "family", ("jumps", "inputs"))
@@ -1064,39 +1088,142 @@ def _lowest_bits(a: int, count: int) -> int:
     return a & ((1 << lo) - 1)
 
 
-def _check_compact(doc: dict[str, Any]) -> Verified:
+def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]], lo: int, hi: int,
+                  show: bool = True, general: bool = False) -> tuple[dict[int, int], int, int]:
+    """The compact check's generation for the queries ``words[lo:hi]``: ``(pairs per distance, jumps, inputs)``.
+
+    Queries never share inputs or jumps (their first tokens differ), so the counts of a
+    range of queries are exact partial sums: ``certify.shards.merge_shards`` adds those of
+    disjoint ranges, and a worker of ``certify verify --jobs`` (``certify.shards``) or of a
+    Dask cluster (``certify.distributed``) runs exactly this function. A failing query raises the same ``CertificateError`` as the
+    serial check, at the same query.
+
+    Per query ``S``: the distances ``|S \\ U|`` to every word (one pass of C-level popcounts),
+    their first occurrences and counts, then the keys and jumps. When every chain of the
+    query runs through codeword keys only (the common case), the keys are ``x_{S^c}`` and the
+    ``t − 1`` keys ``x_{U^c}``, and the jumps are the chains' heads ``H`` plus one final jump
+    ``(last key of the head, x_{U^c})`` per word ``U``: ``|H| + (t − 1)`` less the final jumps
+    that are already in ``H`` — which can only end at a head's own codeword key, so only
+    those few words are looked at. Otherwise (interpolated keys) every pair's chain is
+    generated into sets, as the format describes (``general=True`` forces that for all
+    queries; the tests compare the two).
+    """
+    full = (1 << m) - 1
+    comps = [full ^ u for u in words]  # x_{U^c}, U's key; ⟨x_S, x_{U^c}⟩ = |S \ U|
+    t = len(words)
+    pairs = dict.fromkeys(levels, 0)
+    n_jumps = n_inputs = 0
+    progress = Progress("checking compact certificate (queries)", total=hi - lo, stream="stderr" if show else None)
+    for i in range(lo, hi):
+        s = words[i]
+        row = list(map(int.bit_count, map(s.__and__, comps)))  # |S \ U| for every U (row[i] = 0)
+        at = Counter(row)  # how many words are at each distance from S
+        if at[0] > 1:
+            j0 = next(j for j, d in enumerate(row) if d == 0 and j != i)
+            _reject("code", f"words[{i}] lies inside words[{j0}] (directed distance 0): no chain can rise from "
+                    f"overlap 0 to overlap 0")
+        first = dict(zip(reversed(row), range(t - 1, -1, -1)))  # distance → first codeword at it (the last write wins)
+        del first[0]  # that is S itself
+        comp = comps[i]
+        heads: dict[int, list[Token] | None] = {}  # d → keys before x_{U^c} when all are codeword keys
+        for d, j in sorted(first.items(), key=lambda dj: dj[1]):  # in the order a scan of the row meets them
+            if d not in levels:
+                _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
+            pairs[d] += at[d]
+            inner = levels[d][1:-1]
+            heads[d] = [comp] + [comps[first[lv]] for lv in inner] if all(lv in first for lv in inner) else None
+        if not general and None not in heads.values():
+            head_jumps = {jump for head in heads.values() for jump in zip(head, head[1:])}
+            special = {first[lv] for d in heads for lv in levels[d][1:-1]}  # words whose key is inside some head
+            repeated = sum(1 for j in special if (heads[row[j]][-1], comps[j]) in head_jumps)
+            jumps_count = len(head_jumps) + (t - 1) - repeated
+            n_jumps += jumps_count
+            n_inputs += jumps_count + t
+            progress.update(i + 1 - lo)
+            continue
+        keys = {comp}
+        jumps: set[tuple[Token, Token]] = set()
+        for head in heads.values():
+            if head is not None:
+                keys.update(head)
+                jumps.update(zip(head, head[1:]))
+        for j, d in enumerate(row):
+            if j == i:
+                continue
+            z = comps[j]
+            head = heads[d]
+            if head is not None:
+                keys.add(z)
+                jumps.add((head[-1], z))
+                continue
+            u = words[j]
+            gain, lose = s & ~u, u & ~s
+            prev = comp
+            for lv in levels[d][1:-1]:
+                if lv in first:
+                    key = comps[first[lv]]
+                else:  # interpolated: x_{S^c} with ℓ bits of S \ U switched on and ℓ of U \ S switched off
+                    key = (comp | _lowest_bits(gain, lv)) & ~_lowest_bits(lose, lv)
+                    if (s & key).bit_count() != lv:
+                        raise InternalContradiction("jumps", f"interpolated key of pair {i}→{j} at level {lv} has "
+                                                    f"overlap {(s & key).bit_count()}")
+                keys.add(key)
+                jumps.add((prev, key))
+                prev = key
+            keys.add(z)
+            jumps.add((prev, z))
+        n_jumps += len(jumps)
+        n_inputs += len(jumps) + len(keys)
+        progress.update(i + 1 - lo)
+    progress.close()
+    return pairs, n_jumps, n_inputs
+
+
+def _check_compact(doc: dict[str, Any], max_work: int | None = None, announce=None, run_shards=None) -> Verified:
     """Verify a version-2 certificate: generate the family from the code and plan, check it, count it.
 
     Time ``O(t²·(k + 1))`` big-integer operations on ``m``-bit words (``k``: the longest
     chain of the plan), memory ``O(t·(k + 1))``: both bounded before the work by
-    ``MAX_COMPACT_WORDS``, ``MAX_COMPACT_WORK`` and ``MAX_COMPACT_QUERY``.
+    ``MAX_COMPACT_WORDS``, ``max_work`` (default ``MAX_COMPACT_WORK``) and ``MAX_COMPACT_QUERY``.
+    ``announce(work)`` is called once the work is known and allowed, before it starts (``run``
+    prints :func:`describe_cost`). ``run_shards(words, m, levels)``, if given, replaces the
+    generation in this process: it returns the counts of :func:`compact_shard` over all queries,
+    computed in shards (``certify.shards``: ``--jobs``; ``certify.distributed``: Dask).
     """
+    limit = MAX_COMPACT_WORK if max_work is None else max_work
     p = _parse_compact(doc)
     m, n, eps, words, entries = p["m"], p["n"], p["eps"], p["words"], p["entries"]
     _check_integrity(doc)
     t = _check_words(words)  # code: t ≥ 2 distinct words (any weights; docs/math.md §5)
     longest = max(len(gaps) for _, gaps, _, _ in entries)
     work = compact_work(t, longest, m)
-    if work > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY:
+    if work > limit or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY:
         raise CertificateLimitError(
             f"{t:,} codewords of {m:,} bits with chains of up to {longest:,} jumps: {work:,} units of key generation "
-            f"(at most {MAX_COMPACT_WORK:,}; and (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,} per query)")
+            f"(at most {limit:,}{'' if max_work is None else ' by --max-work'}; and (t−1)(k+1) ≤ "
+            f"{MAX_COMPACT_QUERY:,} per query)")
+    if announce is not None:
+        announce(work)
 
     # The plan, per distance d: gaps sum to d (the chain ends at x_{U^c}), every gap's
     # μ ≥ 1 (weight domination, A.2; docs/math.md §3), stated factor = Π μ (§4).
+    # Linear in the number of gaps with small constants (a plan may list millions of gaps):
+    # μ is computed once per distinct gap, never once per gap.
     levels: dict[int, tuple[int, ...]] = {}
     factor_of: dict[int, Fraction] = {}
+    mu_of: dict[int, tuple[Fraction, tuple[int, int]]] = {}
     for k, (d, gaps, _, factor) in enumerate(entries):
         where = f"plan.entries[{k}] (distance {d})"
         if sum(gaps) != d:
             _reject("chains", f"{where}: gaps sum to {sum(gaps)}, not {d}: the chain would not end at x_{{U^c}}")
-        mus = []
-        for g in gaps:
-            mu = _mu(n, g, eps)
-            if mu < 1:
-                _reject("jumps", f"{where}: gap {g} gives μ = (n−2)(d−2ε)/(2ε) = {show_number(mu)} < 1, which proves nothing")
-            mus.append(mu)
-        num, den = _chain_product(mus, where)
+        for g in dict.fromkeys(gaps):  # in order of first appearance, so the first bad gap is named
+            if g not in mu_of:
+                mu = _mu(n, g, eps)
+                mu_of[g] = (mu, (mu.numerator, mu.denominator))
+            if mu_of[g][0] < 1:
+                _reject("jumps", f"{where}: gap {g} gives μ = (n−2)(d−2ε)/(2ε) = {show_number(mu_of[g][0])} < 1, "
+                        "which proves nothing")
+        num, den = _chain_product([mu_of[g][1] for g in gaps], where)
         if factor.numerator * den != factor.denominator * num:
             _reject("chains", f"{where}: states factor {show_number(factor)}; product of its jump factors is "
                     f"{show_number(Fraction(num, den))}")
@@ -1110,65 +1237,8 @@ def _check_compact(doc: dict[str, Any]) -> Verified:
     # the plan — x_{V^c} for the first codeword V with |S \ V| = ℓ, else the interpolated
     # key — and x_{U^c}. Inputs of a query: (x, y^{n−1}) per key y, (x, y, z^{n−2}) per
     # jump; queries never share inputs (their first tokens differ).
-    full = (1 << m) - 1
-    pairs = dict.fromkeys(levels, 0)
-    n_jumps = n_inputs = 0
-    progress = Progress("checking compact certificate (queries)", total=t)
-    for i, s in enumerate(words):
-        row = [(s & ~u).bit_count() for u in words]  # |S \ U| = ⟨x_S, x_{U^c}⟩, the overlap of U's key
-        first: dict[int, int] = {}  # level → first codeword at that distance from S
-        for j, d in enumerate(row):
-            if d not in first and j != i:
-                first[d] = j
-        if 0 in first:
-            _reject("code", f"words[{i}] lies inside words[{first[0]}] (directed distance 0): no chain can rise from "
-                    f"overlap 0 to overlap 0")
-        comp = full ^ s
-        heads: dict[int, list[Token] | None] = {}  # d → keys before x_{U^c} when all are codeword keys
-        keys = {comp}
-        jumps: set[tuple[Token, Token]] = set()
-        at = Counter(row)  # how many words are at each distance from S
-        for d, j in first.items():
-            if d not in levels:
-                _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
-            pairs[d] += at[d]
-            inner = levels[d][1:-1]
-            if all(lv in first for lv in inner):
-                head = [comp] + [full ^ words[first[lv]] for lv in inner]
-                keys.update(head)
-                jumps.update(zip(head, head[1:]))
-                heads[d] = head
-            else:
-                heads[d] = None
-        for j, d in enumerate(row):
-            if j == i:
-                continue
-            z = full ^ words[j]
-            head = heads[d]
-            if head is not None:
-                keys.add(z)
-                jumps.add((head[-1], z))
-                continue
-            u = words[j]
-            gain, lose = s & ~u, u & ~s
-            prev = comp
-            for lv in levels[d][1:-1]:
-                if lv in first:
-                    key = full ^ words[first[lv]]
-                else:  # interpolated: x_{S^c} with ℓ bits of S \ U switched on and ℓ of U \ S switched off
-                    key = (comp | _lowest_bits(gain, lv)) & ~_lowest_bits(lose, lv)
-                    if (s & key).bit_count() != lv:
-                        raise InternalContradiction("jumps", f"interpolated key of pair {i}→{j} at level {lv} has "
-                                                    f"overlap {(s & key).bit_count()}")
-                keys.add(key)
-                jumps.add((prev, key))
-                prev = key
-            keys.add(z)
-            jumps.add((prev, z))
-        n_jumps += len(jumps)
-        n_inputs += len(jumps) + len(keys)
-        progress.update(i + 1)
-    progress.close()
+    pairs, n_jumps, n_inputs = (compact_shard(words, m, levels, 0, t) if run_shards is None
+                                else run_shards(words, m, levels))
 
     # plan: every entry is used, with the true number of ordered pairs at its distance.
     for k, (d, _, stated, _) in enumerate(entries):
@@ -1346,7 +1416,15 @@ def safe_output_streams() -> None:
             setattr(sys, name, _Transliterating(stream))
 
 
-def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None = None) -> int:
+def _announce(work: int) -> None:
+    """The cost line on stderr for a check of about 2 s or more (``CERTIFY_PROGRESS=0``: never, ``=1``: always)."""
+    mode = os.environ.get("CERTIFY_PROGRESS", "")
+    if mode != "0" and (mode == "1" or work * SECONDS_PER_WORK_UNIT >= 2):
+        _say_stderr(describe_cost(work))
+
+
+def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None = None,
+        max_work: int | None = None, run_shards=None) -> int:
     """Verify ``path``, print the outcome (stdout on success, one line on stderr otherwise); return the exit code.
 
     Every outcome is one of the four exit codes: an unexpected exception inside this
@@ -1356,7 +1434,7 @@ def run(path: str, quiet: bool = False, as_json: bool = False, keep: list | None
     safe_output_streams()
     try:
         doc = load(path)
-        result = check(doc)
+        result = check(doc, max_work, _announce, run_shards)
     except CertificateError as exc:
         label = {EXIT_MALFORMED: "MALFORMED", EXIT_REJECTED: "REJECTED", EXIT_INTERNAL: "INTERNAL CONTRADICTION"}[exc.exit_code]
         if as_json:
@@ -1470,13 +1548,22 @@ def _main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     rest = args[args.index("--") + 1:] if "--" in args else []  # after "--", a path, even one starting with "-"
     args = args[:args.index("--")] if "--" in args else args
+    max_work = None
+    if "--max-work" in args:  # ``--max-work N``: the compact work cap (a count of digits only)
+        k = args.index("--max-work")
+        text = args[k + 1] if k + 1 < len(args) else ""
+        if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1):
+            safe_output_streams()
+            print(f"MALFORMED: --max-work: expected an integer from 1 to 10^18 - 1, not {text[:30]!r}", file=sys.stderr)
+            return EXIT_MALFORMED
+        max_work, args = int(text), args[:k] + args[k + 2:]
     flags = {a for a in args if a in ("--quiet", "--json")}
     paths = [a for a in args if a not in flags] + rest
     if len(paths) != 1 or any(a.startswith("-") and a not in flags for a in args):
         safe_output_streams()
-        print("usage: check.py [--quiet] [--json] [--] CERTIFICATE.json", file=sys.stderr)
+        print("usage: check.py [--quiet] [--json] [--max-work N] [--] CERTIFICATE.json", file=sys.stderr)
         return EXIT_MALFORMED
-    return run(paths[0], quiet="--quiet" in flags, as_json="--json" in flags)
+    return run(paths[0], quiet="--quiet" in flags, as_json="--json" in flags, max_work=max_work)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,16 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as one JSON object on stdout.")
 @click.option("--expand", "expand", type=click.Path(dir_okay=False), metavar="OUT",
               help="Once verified, write the family the certificate is about to OUT, explicitly (for compact certificates: generated).")
-def verify(path: str, quiet: bool, as_json: bool, expand: str | None) -> int:
+@click.option("--jobs", "jobs", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Check a compact certificate's queries in N processes (standard library; same verdict and messages).")
+@click.option("--max-work", "max_work", type=click.IntRange(1, 10**18), metavar="N",
+              help="Cap (or raise) the compact check's work, t(t−1)(k+1)⌈m/64⌉ units (default 4·10⁸: about 5 minutes "
+                   "on one core); over it: exit 2 with the number.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Check a compact certificate's queries on a Dask scheduler (tcp://host:8786), or 'local' for a "
+                   "LocalCluster of --jobs processes (extra dask).")
+def verify(path: str, quiet: bool, as_json: bool, expand: str | None, jobs: int, max_work: int | None,
+           dask_address: str | None) -> int:
     """Re-check a certificate with the independent stdlib-only checker.
 
     Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
@@ -90,7 +99,29 @@ def verify(path: str, quiet: bool, as_json: bool, expand: str | None) -> int:
     if expand:
         refuse_same_file(path, expand, "--expand")
     kept: list = []
-    code = run(path, quiet=quiet, as_json=as_json, keep=kept)
+    run_shards = client = None
+    if jobs > 1 and not dask_address:
+        from ..shards import local
+
+        run_shards = local(jobs)
+    if dask_address:
+        from ..distributed import DaskUnavailable, client_for, dask_shards
+
+        try:
+            client = client_for(dask_address, max(jobs, 2) if dask_address == "local" else jobs)
+        except DaskUnavailable as exc:
+            raise InputError(str(exc)) from None
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError(f"--dask {dask_address}: cannot connect ({type(exc).__name__}: {str(exc)[:120]})") from None
+        run_shards = dask_shards(client)
+    try:
+        code = run(path, quiet=quiet, as_json=as_json, keep=kept, max_work=max_work, run_shards=run_shards)
+    finally:
+        if client is not None:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None:
+                cluster.close()
     if code == EXIT_VERIFIED and expand:
         from ..certificates.compact import write_family
 

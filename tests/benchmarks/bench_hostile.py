@@ -62,9 +62,41 @@ def certificate_cases(d: Path) -> dict[str, Path]:
     k = int(512 * 2**20 / (64 + 2 * 4) * 0.95)
     cases["small integers just under the parse limit"] = d / "ints.json"
     cases["small integers just under the parse limit"].write_bytes(b'{"x":[' + b",".join([b"999"] * k) + b"]}")
+    for name, path in plan_cases(d).items():
+        cases[name] = path
     for rel in ("invalid/many_codewords_few_chains.json", "invalid/huge_chain_product_in_message.json",
                 "malformed/chain_product_over_limit.json", "valid/rank_nine_paper.json"):
         cases[rel] = ROOT / "tests" / "certificates" / rel
+    return cases
+
+
+def hostile_plan(m: int, distances, gap: int, error: str) -> dict:
+    """A compact certificate (valid hash) whose plan lists ``d/gap`` gaps for each distance: rejected at ``plan``."""
+    from certify.check import content_hash
+
+    entries = [{"distance": dd, "gaps": [gap] * (dd // gap), "pairs": 1, "factor": "1"} for dd in distances]
+    doc = {"format": "certify.rank-certificate", "version": 2,
+           "claim": {"model": "one-head-normalized-nonnegative-kernel-attention", "m": m, "length": 3,
+                     "error_below": error, "rank_at_least": 2},
+           "producer": {"tool": "bench_hostile.py"},
+           "code": {"length": m, "words": ["1" * (m // 2) + "0" * (m // 2), "0" * (m // 2) + "1" * (m // 2)]},
+           "plan": {"keys": "codewords-first", "entries": entries},
+           "family": {"jumps": 0, "inputs": 0},
+           "arithmetic": {"t": 2, "sum_inverse_squares": "2", "frobenius_squared_below": "4", "ratio": "2",
+                          "rank_at_least": 2}}
+    doc["sha256"] = content_hash(doc)
+    return doc
+
+
+def plan_cases(d: Path) -> dict[str, Path]:
+    """Issue 20's two hostile plans: millions of gaps of 1 (μ = 1 at ε = 1/4), or entries of gap 2 (μ = 1 at ε = 1/2)."""
+    cases = {}
+    many_gaps = hostile_plan(4096, range(1, 3131), 1, "1/4")  # Σ d = 4.9 M gaps of 1, ≈ 10 MB
+    cases["compact, 4.9 M plan gaps of 1 (ε = 1/4)"] = d / "plan_gaps.json"
+    cases["compact, 4.9 M plan gaps of 1 (ε = 1/4)"].write_text(json.dumps(many_gaps, separators=(",", ":")))
+    many_entries = hostile_plan(4096, range(2, 4097, 2), 2, "1/2")  # 2,048 entries, 2.1 M gaps of 2
+    cases["compact, 2,048 plan entries of gap 2 (ε = 1/2)"] = d / "plan_entries.json"
+    cases["compact, 2,048 plan entries of gap 2 (ε = 1/2)"].write_text(json.dumps(many_entries, separators=(",", ":")))
     return cases
 
 

@@ -1,0 +1,87 @@
+"""``--jobs N``: the compact checker's queries in shards, in processes of the standard library.
+
+The shard function is the checker's own (:func:`certify.check.compact_shard`): a worker
+generates and checks the queries ``words[lo:hi]`` and returns their exact counts (ordered
+pairs per distance, jumps, inputs), or the failure it met. :func:`merge_shards` adds the
+counts of disjoint ranges in query order and re-raises the first range's failure, which is
+the failure the serial check meets first; ``certify/check.py`` then compares the totals
+with the certificate as it always does. So the verdict and every message are those of
+``--jobs 1``. Standard library only (``multiprocessing``), like the checker;
+``certify.distributed`` runs the same shards on Dask.
+
+>>> shard_ranges(10, 3)
+[(0, 3), (3, 6), (6, 10)]
+"""
+from __future__ import annotations
+
+from . import check as C
+
+__all__ = ["shard_ranges", "merge_shards", "run_in_processes", "local"]
+
+
+def local(jobs: int):
+    """A ``run_shards`` for :func:`certify.check.check`: ``jobs`` processes here."""
+    return lambda words, m, levels: run_in_processes(words, m, levels, jobs)
+
+
+def _shard_job(args):
+    """A worker's call: ``compact_shard`` on one range, its ``CertificateError`` returned rather than raised."""
+    try:
+        return ("ok", C.compact_shard(*args))
+    except C.CertificateError as exc:
+        return ("error", type(exc).__name__, exc.step, str(exc)[len(exc.step) + 2:])
+
+
+def shard_ranges(t: int, jobs: int) -> list[tuple[int, int]]:
+    """``jobs`` contiguous ranges of query indices covering ``0 … t−1`` (the ones that are not empty)."""
+    jobs = max(1, min(jobs, t))
+    return [(t * k // jobs, t * (k + 1) // jobs) for k in range(jobs) if t * k // jobs < t * (k + 1) // jobs]
+
+
+def merge_shards(results: list[tuple], levels: dict[int, tuple[int, ...]]) -> tuple[dict[int, int], int, int]:
+    """Add the exact partial counts of shards in query order; re-raise the first shard's failure, as the serial check would."""
+    pairs = dict.fromkeys(levels, 0)
+    n_jumps = n_inputs = 0
+    for res in results:
+        if res[0] == "error":
+            _, kind, step, message = res
+            if kind == "CertificateLimitError":
+                raise C.CertificateLimitError(message)
+            cls = {"CertificateRejected": C.CertificateRejected, "CertificateFormatError": C.CertificateFormatError}.get(kind)
+            raise (cls or C.InternalContradiction)(step, message)
+        part, jumps, inputs = res[1]
+        for d, count in part.items():
+            pairs[d] += count
+        n_jumps += jumps
+        n_inputs += inputs
+    return pairs, n_jumps, n_inputs
+
+
+def run_in_processes(words: list[int], m: int, levels: dict[int, tuple[int, ...]], jobs: int):
+    """The generation of all queries in ``jobs`` processes of the standard library (in this one if ``jobs = 1``)."""
+    if jobs <= 1 or len(words) < 2 * jobs:
+        return C.compact_shard(words, m, levels, 0, len(words))
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    ranges = shard_ranges(len(words), jobs)
+    pool = ctx.Pool(len(ranges), initializer=_worker_start)
+    done = False
+    try:
+        results = pool.map(_shard_job, [(words, m, levels, lo, hi, False) for lo, hi in ranges], chunksize=1)
+        done = True
+    finally:
+        if done:
+            pool.close()
+        else:  # Ctrl-C, SIGTERM or a failure here: stop the workers at once
+            pool.terminate()
+        pool.join()
+    return merge_shards(results, levels)
+
+
+def _worker_start() -> None:
+    """A ``--jobs`` worker: SIGTERM ends it quietly (the parent reports), Ctrl-C is the parent's to handle."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
