@@ -11,6 +11,7 @@ import pytest
 from certify import check as C
 
 from conftest import CORPUS, assert_one_line_error
+from test_check_shards import _levels
 
 distributed = pytest.importorskip("distributed")
 
@@ -47,12 +48,7 @@ def test_every_worker_gets_work(client):
 
     doc = json.loads((CORPUS / "valid" / "compact_hadamard24_best.json").read_text())
     ws = [int(w[::-1], 2) for w in doc["code"]["words"]]
-    levels = {}
-    for e in doc["plan"]["entries"]:
-        lv = [0]
-        for g in e["gaps"]:
-            lv.append(lv[-1] + g)
-        levels[e["distance"]] = tuple(lv)
+    levels = _levels(doc)
     got = dask_shards(client, shards=4)(ws, doc["code"]["length"], levels)
     assert got == C.compact_shard(ws, doc["code"]["length"], levels, 0, len(ws), show=False)
     assert len(client.scheduler_info()["workers"]) == 2

@@ -146,6 +146,21 @@ def _finish(o, text_lines, doc, plot_fn) -> int:
     return EXIT_VERIFIED
 
 
+def _execute(o, what: str, cfg, plan, splits, paths, spec) -> int:
+    """Train, export and score every run of ``plan``; then the plot, ``results.json`` and the output."""
+    from ..experiments import protocol as P
+    from ..experiments import report as Rp
+    from ..kernels.training import environment
+
+    on_run = _progress(len(plan), what)
+    runs = _run_errors(lambda: P.execute(plan, splits, spec, o["out_dir"], on_run))
+    env = environment()
+    text, doc, plot = {"capacity": (Rp.capacity_text, Rp.capacity_json, Rp.plot_capacity),
+                       "heads": (Rp.heads_text, Rp.heads_json, Rp.plot_heads)}[what]
+    return _finish(o, lambda: text(cfg, splits, paths, runs), lambda: doc(cfg, splits, paths, runs, env),
+                   lambda path: plot(cfg, runs, path))
+
+
 def _train_spec(o, steps, value_dim):
     from ..experiments.models import TrainSpec
 
@@ -185,9 +200,8 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, **o) -> int:
     Exit 0 when every run was trained, exported and scored; 2 bad input, an impossible split or no torch.
     """
     from ..experiments import protocol as P
-    from ..experiments import report as Rp
     from ..experiments.tasks import Setting
-    from ..kernels.training import environment, parse_ranks, parse_seeds
+    from ..kernels.training import parse_ranks, parse_seeds
 
     try:
         sets = tuple(dict.fromkeys(Setting.parse(t, o["distance"]) for t in settings.split(",")))
@@ -199,12 +213,7 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, **o) -> int:
     o["out_dir"] = o["out_dir"] or "experiment-capacity"
     splits, paths = _prepare(o, [(s, draw) for s in cfg.settings], max(cfg.ranks), value_dim)
     plan = P.plan_capacity(cfg)
-    on_run = _progress(len(plan), "capacity")
-    runs = _run_errors(lambda: P.execute(plan, splits, _train_spec(o, steps, value_dim), o["out_dir"], on_run))
-    env = environment()
-    return _finish(o, lambda: Rp.capacity_text(cfg, splits, paths, runs),
-                   lambda: Rp.capacity_json(cfg, splits, paths, runs, env),
-                   lambda path: Rp.plot_capacity(cfg, runs, path))
+    return _execute(o, "capacity", cfg, plan, splits, paths, _train_spec(o, steps, value_dim))
 
 
 @experiment.command("heads")
@@ -222,9 +231,8 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
     Exit 0 when every run was trained, exported and scored; 2 bad input, an impossible split or no torch.
     """
     from ..experiments import protocol as P
-    from ..experiments import report as Rp
     from ..experiments.tasks import Setting
-    from ..kernels.training import _int_list, environment, parse_seeds
+    from ..kernels.training import _int_list, parse_seeds
 
     try:
         cfg = P.HeadsConfig(setting=Setting.parse(setting, o["distance"]),
@@ -238,12 +246,7 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
         raise InputError(str(exc)) from None
     o["out_dir"] = o["out_dir"] or "experiment-heads"
     splits, paths = _prepare(o, [(cfg.setting, d) for d in cfg.draws], max(cfg.budgets), value_width)
-    on_run = _progress(len(plan), "heads")
-    runs = _run_errors(lambda: P.execute(plan, splits, _train_spec(o, steps, value_width), o["out_dir"], on_run))
-    env = environment()
-    return _finish(o, lambda: Rp.heads_text(cfg, splits, paths, runs),
-                   lambda: Rp.heads_json(cfg, splits, paths, runs, env),
-                   lambda path: Rp.plot_heads(cfg, runs, path))
+    return _execute(o, "heads", cfg, plan, splits, paths, _train_spec(o, steps, value_width))
 
 
 @experiment.command("check-split")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .protocol import CapacityConfig, HeadsConfig, Run, capacity_summary, heads_summary
+from ..bounds.plot import _pyplot
 from .tasks import Split
 
 __all__ = ["capacity_json", "heads_json", "capacity_text", "heads_text", "plot_capacity", "plot_heads"]
@@ -140,22 +141,9 @@ def heads_text(cfg: HeadsConfig, splits, paths, runs: list[Run]) -> list[str]:
     return lines
 
 
-def _plt():
-    from ..bounds.plot import PlotUnavailable
-
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise PlotUnavailable("--plot needs matplotlib: pip install 'certify[plot]'") from None
-    return plt
-
-
 def plot_capacity(cfg: CapacityConfig, runs: list[Run], path: str) -> None:
     """Figure 2's layout: (a) five-seed means against rank, (b) 95% Student-t intervals; dense dashed."""
-    plt = _plt()
+    plt = _pyplot()
     summ = capacity_summary(cfg, runs)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for i, (s, block) in enumerate(zip(cfg.settings, summ["settings"])):
@@ -185,7 +173,7 @@ def plot_capacity(cfg: CapacityConfig, runs: list[Run], path: str) -> None:
 
 def plot_heads(cfg: HeadsConfig, runs: list[Run], path: str) -> None:
     """Figure 3's layout: per data draw, test error against budget R for each H (95% intervals); dense dashed."""
-    plt = _plt()
+    plt = _pyplot()
     summ = heads_summary(cfg, runs)
     blocks = summ["draws"]
     fig, axes = plt.subplots(1, len(blocks), figsize=(5.5 * len(blocks), 4.2), sharey=True, squeeze=False)

@@ -38,7 +38,7 @@ from witnesses import Input, WitnessError
 
 from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, exact_text, format_rational, load
 from .lp import as_fmpq
-from .multihead import exact_predictions
+from .multihead import exact_predictions, token_positions
 from .table import MAX_RANK_SECONDS, KernelTable, TableFormatError
 
 __all__ = [
@@ -673,21 +673,7 @@ def _check_kernel(table: KernelTable, family: FamilySpec, search_readout: bool =
     eps = family.error
     inputs = family.inputs
     # Table indices of the family's query tokens and of all its tokens.
-    q_tokens: list[int] = []
-    k_tokens: list[int] = []
-    q_pos: dict[int, int] = {}
-    k_pos: dict[int, int] = {}
-    for i, X in enumerate(inputs):
-        for k, z in enumerate(X.tokens):
-            if z not in table.index:
-                raise TableFormatError(f"family.inputs[{i}] token {k} ({_bits(z, m)}) is not in the table")
-            if z not in k_pos:
-                k_pos[z] = len(k_tokens)
-                k_tokens.append(z)
-        xq = X.tokens[X.query]
-        if xq not in q_pos:
-            q_pos[xq] = len(q_tokens)
-            q_tokens.append(xq)
+    q_tokens, k_tokens, q_pos, k_pos = token_positions(table, inputs, m)
     rows, cols, A, G = _kernel_blocks(table, q_tokens, k_tokens)
     alpha = lambda x, z: A[q_pos[x], k_pos[z]]  # noqa: E731
     report = _new_report(table, family, eps, len(inputs), len(family.jumps), len(q_tokens), len(k_tokens))
@@ -755,8 +741,7 @@ def check_multihead(table: KernelTable, family: FamilySpec) -> "KernelReport":
     m, eps = family.m, family.error
     inputs = family.inputs
     preds = exact_predictions(table, inputs, m)
-    q_tokens = list(dict.fromkeys(X.tokens[X.query] for X in inputs))
-    k_tokens = list(dict.fromkeys(z for X in inputs for z in X.tokens))
+    q_tokens, k_tokens, _, _ = token_positions(table, inputs, m)
     report = _new_report(table, family, eps, len(inputs), 0, len(q_tokens), len(k_tokens))
     report.table["heads"] = list(table.heads)
     report.table["value_heads"] = list(table.value_heads) if table.value_heads else None

@@ -27,11 +27,34 @@ from witnesses import Input
 
 from .table import MAX_BLOCK_ENTRIES, MAX_PREDICTION_TERMS, KernelTable, TableFormatError
 
-__all__ = ["exact_predictions"]
+__all__ = ["exact_predictions", "token_positions"]
 
 
 def _bits(x: int, m: int) -> str:
     return format(x, f"0{m}b")[::-1]
+
+
+def token_positions(table: KernelTable, inputs: Sequence[Input], m: int):
+    """The family's query tokens and all its tokens, in order of first use, and each one's position in those lists.
+
+    ``TableFormatError`` naming the first input with a token the table lacks.
+    """
+    q_tokens: list[int] = []
+    k_tokens: list[int] = []
+    q_pos: dict[int, int] = {}
+    k_pos: dict[int, int] = {}
+    for i, X in enumerate(inputs):
+        for k, z in enumerate(X.tokens):
+            if z not in table.index:
+                raise TableFormatError(f"family.inputs[{i}] token {k} ({_bits(z, m)}) is not in the table")
+            if z not in k_pos:
+                k_pos[z] = len(k_tokens)
+                k_tokens.append(z)
+        xq = X.tokens[X.query]
+        if xq not in q_pos:
+            q_pos[xq] = len(q_tokens)
+            q_tokens.append(xq)
+    return q_tokens, k_tokens, q_pos, k_pos
 
 
 def exact_predictions(table: KernelTable, inputs: Sequence[Input], m: int) -> list[Fraction]:
@@ -48,14 +71,7 @@ def exact_predictions(table: KernelTable, inputs: Sequence[Input], m: int) -> li
         raise TableFormatError(f"table tokens have {table.m} bits, the family's have {m}")
     if not table.has_readout:
         raise TableFormatError("the table has no readout (beta, w): there is nothing to predict")
-    q_pos: dict[int, int] = {}
-    k_pos: dict[int, int] = {}
-    for i, X in enumerate(inputs):
-        for k, z in enumerate(X.tokens):
-            if z not in table.index:
-                raise TableFormatError(f"family.inputs[{i}] token {k} ({_bits(z, m)}) is not in the table")
-            k_pos.setdefault(z, len(k_pos))
-        q_pos.setdefault(X.tokens[X.query], len(q_pos))
+    _, _, q_pos, k_pos = token_positions(table, inputs, m)
     rows = [table.index[x] for x in q_pos]
     cols = [table.index[z] for z in k_pos]
     table.check_work(len(rows), len(cols))
