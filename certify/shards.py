@@ -58,24 +58,31 @@ def merge_shards(results: list[tuple], levels: dict[int, tuple[int, ...]]) -> tu
 
 
 def run_in_processes(words: list[int], m: int, levels: dict[int, tuple[int, ...]], jobs: int):
-    """The generation of all queries in ``jobs`` processes of the standard library (in this one if ``jobs = 1``)."""
+    """The generation of all queries in ``jobs`` processes of the standard library (in this one if ``jobs = 1``).
+
+    A worker that dies (killed, out of memory) ends the check with exit 3 and one line, never a hang.
+    """
     if jobs <= 1 or len(words) < 2 * jobs:
         return C.compact_shard(words, m, levels, 0, len(words))
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    ranges = shard_ranges(len(words), jobs)
-    pool = ctx.Pool(len(ranges), initializer=_worker_start)
+    ranges = shard_ranges(len(words), 8 * jobs)  # more ranges than workers: the pool balances uneven queries
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_start)
     done = False
     try:
-        results = pool.map(_shard_job, [(words, m, levels, lo, hi, False) for lo, hi in ranges], chunksize=1)
+        results = list(pool.map(_shard_job, [(words, m, levels, lo, hi, False) for lo, hi in ranges]))
         done = True
+    except BrokenProcessPool:
+        raise C.InternalContradiction("generation", "a --jobs worker process died (killed, or out of memory); "
+                                      "rerun with fewer --jobs") from None
     finally:
-        if done:
-            pool.close()
-        else:  # Ctrl-C, SIGTERM or a failure here: stop the workers at once
-            pool.terminate()
-        pool.join()
+        if not done:  # Ctrl-C, SIGTERM or a dead worker: stop the others at once
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
     return merge_shards(results, levels)
 
 

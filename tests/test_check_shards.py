@@ -160,3 +160,27 @@ def test_the_cost_is_announced_before_the_work():
     assert first.startswith("work: ≈ ") and "word operations" in first and "on one core of the CI machine kind" in first
     env["CERTIFY_PROGRESS"] = "0"
     assert "work:" not in subprocess.run([sys.executable, CHECK, path], capture_output=True, text=True, env=env).stderr
+
+
+def test_a_killed_worker_is_exit_3_with_one_line_not_a_hang():
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "certify.cli", "verify", "--jobs", "2",
+                             str(CORPUS / "valid" / "compact_square_golay24.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, CERTIFY_PROGRESS="0"))
+    kids: list[str] = []
+    deadline = time.monotonic() + 60
+    while not kids and time.monotonic() < deadline and proc.poll() is None:
+        try:
+            kids = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+        except OSError:
+            pytest.skip("no /proc children list on this system")
+        time.sleep(0.01)
+    assert kids, "the workers never started"
+    os.kill(int(kids[0]), signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3 and "a --jobs worker process died" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -83,7 +83,7 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
               help="Once verified, write the family the certificate is about to OUT, explicitly (for compact certificates: generated).")
 @click.option("--jobs", "jobs", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Check a compact certificate's queries in N processes (standard library; same verdict and messages).")
-@click.option("--max-work", "max_work", type=click.IntRange(1, 10**18), metavar="N",
+@click.option("--max-work", "max_work", type=click.IntRange(1, 10**18 - 1), metavar="N",
               help="Cap (or raise) the compact check's work, t(t−1)(k+1)⌈m/64⌉ units (default 4·10⁸: about 5 minutes "
                    "on one core); over it: exit 2 with the number.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
