@@ -39,7 +39,8 @@ from witnesses import Input, WitnessError
 from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, exact_text, format_rational, load
 from .lp import as_fmpq
 from .multihead import exact_predictions, token_positions
-from .table import MAX_RANK_SECONDS, KernelTable, TableFormatError
+from . import table as _table
+from .table import KernelTable, TableFormatError
 
 __all__ = [
     "MAX_STREAM_INPUTS",
@@ -756,7 +757,7 @@ def check_multihead(table: KernelTable, family: FamilySpec) -> "KernelReport":
     report.max_error, report.solves = worst, not report.failing_inputs
     rows = [table.index[x] for x in q_tokens]
     cols = [table.index[z] for z in k_tokens]
-    budget = MAX_RANK_SECONDS / table.head_count  # one budget for all heads' rank proofs, not one each
+    budget = _table.MAX_RANK_SECONDS / table.head_count  # one budget for all heads' rank proofs, not one each
     ranks = [table.alpha_rank(rows, cols, h, max_seconds=budget) for h in range(table.head_count)]
     report.head_ranks = [r.rank for r in ranks]
     report.head_ranks_exact = all(r.exact for r in ranks)

@@ -375,13 +375,16 @@ class KernelTable:
             self.clipped = sum(self._clipped_by_head.values())
         return A
 
-    def alpha_rank(self, rows: list[int], cols: list[int], head: int | None = None, max_seconds: float = MAX_RANK_SECONDS):
+    def alpha_rank(self, rows: list[int], cols: list[int], head: int | None = None, max_seconds: float | None = None):
         """Exact rank of ``α`` on rows × columns, with the source of each bound (``RankResult``; through the factors when the table has them).
 
         The upper bound is not attempted when predicted to take more than
         :data:`MAX_RANK_SECONDS` (``RankResult.exact`` is then false).
         """
         from ..lemmas.frobenius import factored_matrix_rank, matrix_rank, matrix_rank_of_pairs
+
+        if max_seconds is None:  # read at the call: a test may lower the module's limit
+            max_seconds = MAX_RANK_SECONDS
 
         if self.clip is not None and self._clipped_by_head.get(head):  # clipped: no longer Φ_Q Φ_Kᵀ, its own rank
             return matrix_rank(self.alpha_block(rows, cols, head), max_seconds=max_seconds)
