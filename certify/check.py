@@ -1108,6 +1108,11 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
     generated into sets, as the format describes (``general=True`` forces that for all
     queries; the tests compare the two).
     """
+    # Generation, query by query (docs/certificate-format.md, "Version 2: the family"):
+    # for pair (S, U) at distance d the keys are x_{S^c}, one key per inner level ℓ of
+    # the plan — x_{V^c} for the first codeword V with |S \ V| = ℓ, else the interpolated
+    # key — and x_{U^c}. Inputs of a query: (x, y^{n−1}) per key y, (x, y, z^{n−2}) per
+    # jump; queries never share inputs (their first tokens differ).
     full = (1 << m) - 1
     comps = [full ^ u for u in words]  # x_{U^c}, U's key; ⟨x_S, x_{U^c}⟩ = |S \ U|
     t = len(words)
@@ -1232,11 +1237,7 @@ def _check_compact(doc: dict[str, Any], max_work: int | None = None, announce=No
             lv.append(lv[-1] + g)
         levels[d], factor_of[d] = tuple(lv), factor
 
-    # Generation, query by query (docs/certificate-format.md, "Version 2: the family"):
-    # for pair (S, U) at distance d the keys are x_{S^c}, one key per inner level ℓ of
-    # the plan — x_{V^c} for the first codeword V with |S \ V| = ℓ, else the interpolated
-    # key — and x_{U^c}. Inputs of a query: (x, y^{n−1}) per key y, (x, y, z^{n−2}) per
-    # jump; queries never share inputs (their first tokens differ).
+    # Generation, query by query: compact_shard, here or in shards (certify.shards, certify.distributed).
     pairs, n_jumps, n_inputs = (compact_shard(words, m, levels, 0, t) if run_shards is None
                                 else run_shards(words, m, levels))
 

@@ -241,7 +241,7 @@ def test_capacity_smoke_runs_are_scored_exactly_from_their_tables(capacity_run):
     assert [(r["rank"], r["model"]) for r in doc["runs"]] == [(2, "positive"), (8, "positive"), (None, "dense")]
     split = build_split(Setting.parse("6:4"), SplitConfig(train=96, val=16, test=16), 0)
     for run in doc["runs"]:
-        figures, verdicts, _ = exact_scores(str(where / run["table"]), split, "test")
+        figures, verdicts, _ = exact_scores(load_table(str(where / run["table"])), split, "test")
         assert run["exact"]["test"]["correct"] == figures["correct"] == sum(verdicts)
         # check-kernel on the split's test family: a sequence is correct iff none of its q inputs fails
         ck = json.loads(run_cli("check-kernel", run["table"], "--family", "out/M6_q4/draw0/split.json", "--json",

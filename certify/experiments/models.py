@@ -108,12 +108,14 @@ def _arrays(parts: dict[str, list], tokens: list[int], m: int):
     """Token-index tensors, query masks and targets of each part."""
     import numpy as np
 
+    from .tasks import is_query_token
+
     torch = _torch()
     pos = {z: i for i, z in enumerate(tokens)}
     out = {}
     for name, (seqs, targets) in parts.items():
         idx = np.array([[pos[z] for z in s] for s in seqs], dtype=np.int64)
-        qmask = np.array([[float(z & 3 == 2) for z in s] for s in seqs])
+        qmask = np.array([[float(is_query_token(z)) for z in s] for s in seqs])
         tgt = np.array(targets, dtype=np.float64)
         out[name] = (torch.from_numpy(idx), torch.from_numpy(qmask), torch.from_numpy(tgt))
     return out

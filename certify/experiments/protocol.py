@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from ..check import format_rational
 from ..kernels.multihead import exact_predictions
-from ..kernels.table import load_table, npz_bytes
-from .tasks import Setting, Split, SplitConfig, build_split, split_to_json
+from ..kernels.table import KernelTable, load_table, npz_bytes
+from .tasks import Setting, Split, SplitConfig, build_split, is_query_token, split_to_json
 
 __all__ = ["CapacityConfig", "HeadsConfig", "Run", "plan_capacity", "plan_heads", "execute", "capacity_summary",
            "heads_summary", "T975", "t_interval", "build_splits", "write_splits", "exact_scores", "check_sizes"]
@@ -221,11 +221,11 @@ def _targets(split: Split, seqs: list[tuple[int, ...]]) -> list[list[int]]:
     return out
 
 
-def exact_scores(table_path: str, split: Split, part: str) -> tuple[dict[str, Any], list[bool], list[Fraction]]:
-    """Exact-sequence accuracy of a table file on a part: (figures, per-sequence verdicts, per-sequence max errors)."""
+def exact_scores(table: KernelTable, split: Split, part: str) -> tuple[dict[str, Any], list[bool], list[Fraction]]:
+    """Exact-sequence accuracy of a table on a part: (figures, per-sequence verdicts, per-sequence max errors)."""
     seqs = getattr(split, part)
     inputs = [X for seq in seqs for X in split.inputs(seq)]
-    preds = exact_predictions(load_table(table_path), inputs, split.setting.m)
+    preds = exact_predictions(table, inputs, split.setting.m)
     q = split.setting.q
     verdicts, worst = [], []
     for i in range(len(seqs)):
@@ -262,8 +262,9 @@ def execute(plan, splits: dict[tuple[str, int], Split], train_spec: Callable[[in
         for p in ("train", "val", "test"):
             run.float_accuracy[p] = res["float"][p]["accuracy"]
             run.float_loss[p] = res["float"][p]["loss"]
+        table = load_table(run.table)  # read back once: both parts are scored from the same file
         for p in ("test", "train"):
-            figures, verdicts, _ = exact_scores(run.table, split, p)
+            figures, verdicts, _ = exact_scores(table, split, p)
             run.exact[p] = figures
             pred = res["float"][p]["predictions"]
             for i, (seq, ok) in enumerate(zip(getattr(split, p), verdicts)):
@@ -399,7 +400,7 @@ def check_sizes(splits: dict[tuple[str, int], Split], rank: int, value_dim: int)
                              f"{big * s.n * width:,} float entries; at most {MAX_SCORE_ENTRIES:,} (fewer sequences or a "
                              "lower rank)")
         toks = sp.tokens
-        Q = sum(1 for z in toks if z & 3 == 2)
+        Q = sum(1 for z in toks if is_query_token(z))
         T = len(toks)
         width = max(rank, s.m + 1) if rank else T  # dense: an N × N kernel
         entries = (Q + T) * width + Q + (Q + T) * value_dim
