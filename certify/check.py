@@ -86,7 +86,6 @@ import os
 import re
 import sys
 import time
-from collections import Counter
 from fractions import Fraction
 from typing import Any, NoReturn
 
@@ -1071,23 +1070,6 @@ def compact_work(t: int, k: int, m: int) -> int:
     return t * (t - 1) * (k + 1) * -(-m // 64)
 
 
-def _lowest_bits(a: int, count: int) -> int:
-    """The ``count`` lowest set bits of ``a`` (all of them if ``a`` has fewer), in ``O(log m)`` popcounts.
-
-    Binary search for the shortest prefix ``a mod 2^p`` holding ``count`` set bits.
-    """
-    if a.bit_count() <= count:
-        return a
-    lo, hi = 0, a.bit_length()
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if (a & ((1 << mid) - 1)).bit_count() >= count:
-            hi = mid
-        else:
-            lo = mid + 1
-    return a & ((1 << lo) - 1)
-
-
 def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]], lo: int, hi: int,
                   show: bool = True, general: bool = False) -> tuple[dict[int, int], int, int]:
     """The compact check's generation for the queries ``words[lo:hi]``: ``(pairs per distance, jumps, inputs)``.
@@ -1116,69 +1098,103 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
     full = (1 << m) - 1
     comps = [full ^ u for u in words]  # x_{U^c}, U's key; ⟨x_S, x_{U^c}⟩ = |S \ U|
     t = len(words)
+    # Bit-sliced distances: column b has bit j set iff U_j lacks coordinate b, so |S \ U_j| is
+    # the number of columns b ∈ S with bit j set, summed for all j at once in binary planes.
+    columns = [int("".join(c), 2) for c in zip(*(format(z, f"0{m}b") for z in reversed(comps)))][::-1]
+    every = (1 << t) - 1
     pairs = dict.fromkeys(levels, 0)
     n_jumps = n_inputs = 0
     progress = Progress("checking compact certificate (queries)", total=hi - lo, stream="stderr" if show else None)
     for i in range(lo, hi):
         s = words[i]
-        row = list(map(int.bit_count, map(s.__and__, comps)))  # |S \ U| for every U (row[i] = 0)
-        at = Counter(row)  # how many words are at each distance from S
-        if at[0] > 1:
-            j0 = next(j for j, d in enumerate(row) if d == 0 and j != i)
+        planes: list[int] = []  # planes[k]: bit j is bit k of |S \ U_j|
+        bits = s
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            carry = columns[low.bit_length() - 1]
+            for k, plane in enumerate(planes):
+                planes[k], carry = plane ^ carry, plane & carry
+                if not carry:
+                    break
+            else:
+                planes.append(carry)
+        groups = [(0, every)]  # (distance, its words as bits j), split plane by plane
+        for k, plane in enumerate(planes):
+            groups = [(d + (b << k), g) for d, mask in groups for b, g in ((0, mask & ~plane), (1, mask & plane)) if g]
+        at = dict(groups)
+        if at[0] != 1 << i:
+            j0 = ((at[0] ^ 1 << i) & -(at[0] ^ 1 << i)).bit_length() - 1
             _reject("code", f"words[{i}] lies inside words[{j0}] (directed distance 0): no chain can rise from "
                     f"overlap 0 to overlap 0")
-        first = dict(zip(reversed(row), range(t - 1, -1, -1)))  # distance → first codeword at it (the last write wins)
-        del first[0]  # that is S itself
+        del at[0]  # that is S itself
+        first = {d: (g & -g).bit_length() - 1 for d, g in at.items()}  # distance → first codeword at it
         comp = comps[i]
-        heads: dict[int, list[Token] | None] = {}  # d → keys before x_{U^c} when all are codeword keys
+        chains: dict[int, list[Token | None]] = {}  # d → the key at each inner level: x_{V^c}, or None (interpolated)
         for d, j in sorted(first.items(), key=lambda dj: dj[1]):  # in the order a scan of the row meets them
             if d not in levels:
                 _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
-            pairs[d] += at[d]
-            inner = levels[d][1:-1]
-            heads[d] = [comp] + [comps[first[lv]] for lv in inner] if all(lv in first for lv in inner) else None
-        if not general and None not in heads.values():
-            head_jumps = {jump for head in heads.values() for jump in zip(head, head[1:])}
-            special = {first[lv] for d in heads for lv in levels[d][1:-1]}  # words whose key is inside some head
-            repeated = sum(1 for j in special if (heads[row[j]][-1], comps[j]) in head_jumps)
-            jumps_count = len(head_jumps) + (t - 1) - repeated
-            n_jumps += jumps_count
-            n_inputs += jumps_count + t
-            progress.update(i + 1 - lo)
-            continue
-        keys = {comp}
-        jumps: set[tuple[Token, Token]] = set()
-        for head in heads.values():
-            if head is not None:
-                keys.update(head)
-                jumps.update(zip(head, head[1:]))
-        for j, d in enumerate(row):
-            if j == i:
-                continue
-            z = comps[j]
-            head = heads[d]
-            if head is not None:
-                keys.add(z)
-                jumps.add((head[-1], z))
-                continue
-            u = words[j]
-            gain, lose = s & ~u, u & ~s
-            prev = comp
-            for lv in levels[d][1:-1]:
-                if lv in first:
-                    key = comps[first[lv]]
-                else:  # interpolated: x_{S^c} with ℓ bits of S \ U switched on and ℓ of U \ S switched off
-                    key = (comp | _lowest_bits(gain, lv)) & ~_lowest_bits(lose, lv)
-                    if (s & key).bit_count() != lv:
-                        raise InternalContradiction("jumps", f"interpolated key of pair {i}→{j} at level {lv} has "
-                                                    f"overlap {(s & key).bit_count()}")
-                keys.add(key)
-                jumps.add((prev, key))
-                prev = key
-            keys.add(z)
-            jumps.add((prev, z))
-        n_jumps += len(jumps)
-        n_inputs += len(jumps) + len(keys)
+            pairs[d] += at[d].bit_count()
+            chains[d] = [comps[first[lv]] if lv in first else None for lv in levels[d][1:-1]]
+        # The keys: x_{S^c} and every x_{U^c} (t codeword keys), plus the interpolated ones, which
+        # are never codeword keys (an interpolated key at level ℓ has overlap ℓ with S, and no
+        # codeword is at distance ℓ). The jumps between codeword keys are the chains' codeword
+        # steps, the same for every pair at d, plus one final (last key, x_{U^c}) per word whose
+        # chain ends on a codeword key: that final is already among the steps only if x_{U^c} is
+        # some chain's inner key, so only those few words are looked at. Jumps that touch an
+        # interpolated key are generated pair by pair into sets, as the format describes.
+        # (general=True generates every pair's chain into sets instead; the tests compare.)
+        steps: set[tuple[Token, Token]] = set()
+        ends: dict[int, Token] = {}  # d → the last inner key, where it is a codeword key
+        finals = 0
+        for d, chain in chains.items():
+            path = [comp, *chain]
+            steps.update((a, b) for a, b in zip(path, path[1:]) if a is not None and b is not None)
+            if path[-1] is not None:
+                ends[d] = path[-1]
+                finals += at[d].bit_count()
+        interpolated = {d for d, chain in chains.items() if None in chain}
+        keys: set[Token] = set()  # interpolated keys (all keys if general)
+        jumps: set[tuple[Token, Token]] = set()  # jumps touching them (all jumps if general)
+        if general or interpolated:
+            for j, d in enumerate(map(int.bit_count, map(s.__and__, comps))):
+                if j == i or not (general or d in interpolated):
+                    continue
+                u, z = words[j], comps[j]
+                gain, lose = s & ~u, u & ~s
+                on = off = taken = 0  # the `taken` lowest bits of S \ U and of U \ S (all of U \ S if it has fewer)
+                prev, inside = comp, general
+                for lv, key in zip(levels[d][1:-1], chains[d]):
+                    if key is None:  # x_{S^c} with ℓ bits of S \ U switched on and ℓ of U \ S switched off
+                        for _ in range(lv - taken):
+                            on |= gain & -gain
+                            gain &= gain - 1
+                            off |= lose & -lose
+                            lose &= lose - 1
+                        taken = lv
+                        key = (comp | on) & ~off
+                        if (s & key).bit_count() != lv:
+                            raise InternalContradiction("jumps", f"interpolated key of pair {i}→{j} at level {lv} "
+                                                        f"has overlap {(s & key).bit_count()}")
+                        keys.add(key)
+                        jumps.add((prev, key))
+                        inside = True
+                    elif inside:
+                        jumps.add((prev, key))
+                        inside = general
+                    prev = key
+                if inside:
+                    jumps.add((prev, z))
+        if general:
+            keys.update(comps)
+            n_jumps += len(jumps)
+            n_inputs += len(jumps) + len(keys)
+        else:
+            special = {first[lv] for d in chains for lv in levels[d][1:-1] if lv in first}  # words keyed inside a chain
+            repeated = sum(1 for j in special if (ends.get((s & comps[j]).bit_count()), comps[j]) in steps)
+            count = len(steps) + finals - repeated + len(jumps)
+            n_jumps += count
+            n_inputs += count + t + len(keys)
         progress.update(i + 1 - lo)
     progress.close()
     return pairs, n_jumps, n_inputs

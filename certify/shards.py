@@ -70,10 +70,11 @@ def run_in_processes(words: list[int], m: int, levels: dict[int, tuple[int, ...]
 
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     ranges = shard_ranges(len(words), 8 * jobs)  # more ranges than workers: the pool balances uneven queries
-    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_start)
+    # the code goes to each worker once (initargs), each task is just a range
+    pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_start, initargs=(words, m, levels))
     done = False
     try:
-        results = list(pool.map(_shard_job, [(words, m, levels, lo, hi, False) for lo, hi in ranges]))
+        results = list(pool.map(_range_job, ranges))
         done = True
     except BrokenProcessPool:
         raise C.InternalContradiction("generation", "a --jobs worker process died (killed, or out of memory); "
@@ -86,9 +87,19 @@ def run_in_processes(words: list[int], m: int, levels: dict[int, tuple[int, ...]
     return merge_shards(results, levels)
 
 
-def _worker_start() -> None:
-    """A ``--jobs`` worker: SIGTERM ends it quietly (the parent reports), Ctrl-C is the parent's to handle."""
+_CODE: tuple = ()  # a worker's (words, m, levels), set once by _worker_start
+
+
+def _range_job(bounds: tuple[int, int]):
+    """A ``--jobs`` worker's task: :func:`_shard_job` on the queries ``lo … hi−1`` of the code it was given."""
+    return _shard_job((*_CODE, *bounds, False))
+
+
+def _worker_start(words: list[int], m: int, levels: dict[int, tuple[int, ...]]) -> None:
+    """A ``--jobs`` worker: keeps the code; SIGTERM ends it quietly (the parent reports), Ctrl-C is the parent's."""
     import signal
 
+    global _CODE
+    _CODE = (words, m, levels)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -54,9 +54,35 @@ def test_per_query_counting_equals_generating_every_chain(m, t, plan, seed):
         return
     ws = [int(w[::-1], 2) for w in doc["code"]["words"]]
     levels = _levels(doc)
+    jumps = inputs = 0
     for lo in range(len(ws)):
         fast = C.compact_shard(ws, m, levels, lo, lo + 1, show=False)
         assert fast == C.compact_shard(ws, m, levels, lo, lo + 1, show=False, general=True)
+        jumps, inputs = jumps + fast[1], inputs + fast[2]
+    # and both equal the producer's own count of the family (certify.certificates, not the checker)
+    assert (jumps, inputs) == (doc["family"]["jumps"], doc["family"]["inputs"])
+
+
+def test_bit_sliced_distance_classes_equal_the_popcounts_and_interpolated_pairs_are_counted():
+    """A code whose queries miss levels (interpolated keys) and hit others: the shard's pair counts are the popcounts'."""
+    import random
+    from collections import Counter
+
+    rng = random.Random(7)
+    m = 40
+    words = list({sum(1 << b for b in rng.sample(range(m), 16)) for _ in range(60)})
+    code = BinaryCode(m, tuple(words), "random")
+    doc = build_compact_certificate(code, make_plan(code, "paper"))
+    ws = [int(w[::-1], 2) for w in doc["code"]["words"]]
+    levels = _levels(doc)
+    pairs, jumps, inputs = C.compact_shard(ws, m, levels, 0, len(ws), show=False)
+    full = (1 << m) - 1
+    expected = Counter((s & (full ^ u)).bit_count() for s in ws for u in ws if s != u)
+    assert {d: c for d, c in pairs.items() if c} == dict(expected)
+    assert (jumps, inputs) == (doc["family"]["jumps"], doc["family"]["inputs"])
+    firsts = [{(s & (full ^ u)).bit_count() for u in ws if u != s} for s in ws]
+    missing = sum(1 for present in firsts for d in present for lv in levels[d][1:-1] if lv not in present)
+    assert missing > 0  # some chains need interpolated keys: the per-pair part is exercised
 
 
 @pytest.mark.parametrize("path", COMPACT, ids=lambda p: p.name)
