@@ -86,6 +86,7 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from fractions import Fraction
 from typing import Any, NoReturn
 
@@ -1070,6 +1071,62 @@ def compact_work(t: int, k: int, m: int) -> int:
     return t * (t - 1) * (k + 1) * -(-m // 64)
 
 
+def _lowest_bits(a: int, count: int) -> int:
+    """The ``count`` lowest set bits of ``a`` (all of them if ``a`` has fewer), in ``O(log m)`` popcounts.
+
+    Binary search for the shortest prefix ``a mod 2^p`` holding ``count`` set bits.
+    """
+    if a.bit_count() <= count:
+        return a
+    lo, hi = 0, a.bit_length()
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (a & ((1 << mid) - 1)).bit_count() >= count:
+            hi = mid
+        else:
+            lo = mid + 1
+    return a & ((1 << lo) - 1)
+
+
+def distance_classes(s: Token, comps: list[Token], columns: list[int], every: int,
+                     sliced: bool | None = None) -> tuple[dict[int, int], dict[int, int]]:
+    """How many words lie at each directed distance ``d = |S \\ U_j|`` from ``S``, and the first ``j`` at each.
+
+    ``comps[j]`` is ``U_j``'s complement; ``columns[b]`` has bit ``j`` set iff word ``j``
+    lacks coordinate ``b``; ``every`` is ``2^t − 1``. The columns of ``S``'s coordinates are
+    added in binary planes (``planes[k]``: bit ``j`` is bit ``k`` of ``|S \\ U_j|``), which
+    then split the words by distance: ``O(|S|·log m + m)`` operations on ``t``-bit integers.
+    When ``S`` is heavy for so few words (``16·|S| > t``), ``t`` popcounts are cheaper and
+    are used instead (``sliced`` forces one way); both give the same result, in order of first word.
+
+    >>> S, comps, columns = 0b011, [0b110, 0b011, 0b111], [0b110, 0b111, 0b101]  # U = {0}, {2}, {}
+    >>> distance_classes(S, comps, columns, 0b111), distance_classes(S, comps, columns, 0b111, sliced=True)
+    (({1: 1, 2: 2}, {1: 0, 2: 1}), ({1: 1, 2: 2}, {1: 0, 2: 1}))
+    """
+    t = len(comps)
+    if not (16 * s.bit_count() <= t and columns if sliced is None else sliced):
+        row = list(map(int.bit_count, map(s.__and__, comps)))
+        first = dict(zip(reversed(row), range(t - 1, -1, -1)))  # the last write wins: the first word
+        return dict(Counter(row)), dict(sorted(first.items(), key=lambda dj: dj[1]))
+    planes: list[int] = []
+    bits = s
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        carry = columns[low.bit_length() - 1]
+        for k, plane in enumerate(planes):
+            planes[k], carry = plane ^ carry, plane & carry
+            if not carry:
+                break
+        else:
+            planes.append(carry)
+    groups = [(0, every)]  # (distance, its words as bits j), split plane by plane
+    for k, plane in enumerate(planes):
+        groups = [(d + (b << k), g) for d, mask in groups for b, g in ((0, mask & ~plane), (1, mask & plane)) if g]
+    groups.sort(key=lambda dg: dg[1] & -dg[1])  # by first word
+    return {d: g.bit_count() for d, g in groups}, {d: (g & -g).bit_length() - 1 for d, g in groups}
+
+
 def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]], lo: int, hi: int,
                   show: bool = True, general: bool = False) -> tuple[dict[int, int], int, int]:
     """The compact check's generation for the queries ``words[lo:hi]``: ``(pairs per distance, jumps, inputs)``.
@@ -1100,41 +1157,26 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
     t = len(words)
     # Bit-sliced distances: column b has bit j set iff U_j lacks coordinate b, so |S \ U_j| is
     # the number of columns b ∈ S with bit j set, summed for all j at once in binary planes.
-    columns = [int("".join(c), 2) for c in zip(*(format(z, f"0{m}b") for z in reversed(comps)))][::-1]
+    columns = ([int("".join(c), 2) for c in zip(*(format(z, f"0{m}b") for z in reversed(comps)))][::-1]
+               if any(16 * s.bit_count() <= t for s in words[lo:hi]) else [])
     every = (1 << t) - 1
     pairs = dict.fromkeys(levels, 0)
     n_jumps = n_inputs = 0
     progress = Progress("checking compact certificate (queries)", total=hi - lo, stream="stderr" if show else None)
     for i in range(lo, hi):
         s = words[i]
-        planes: list[int] = []  # planes[k]: bit j is bit k of |S \ U_j|
-        bits = s
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            carry = columns[low.bit_length() - 1]
-            for k, plane in enumerate(planes):
-                planes[k], carry = plane ^ carry, plane & carry
-                if not carry:
-                    break
-            else:
-                planes.append(carry)
-        groups = [(0, every)]  # (distance, its words as bits j), split plane by plane
-        for k, plane in enumerate(planes):
-            groups = [(d + (b << k), g) for d, mask in groups for b, g in ((0, mask & ~plane), (1, mask & plane)) if g]
-        at = dict(groups)
-        if at[0] != 1 << i:
-            j0 = ((at[0] ^ 1 << i) & -(at[0] ^ 1 << i)).bit_length() - 1
+        at, first = distance_classes(s, comps, columns, every)  # distance → number of words, first word
+        if at[0] > 1:
+            j0 = next(j for j, z in enumerate(comps) if j != i and not s & z)
             _reject("code", f"words[{i}] lies inside words[{j0}] (directed distance 0): no chain can rise from "
                     f"overlap 0 to overlap 0")
-        del at[0]  # that is S itself
-        first = {d: (g & -g).bit_length() - 1 for d, g in at.items()}  # distance → first codeword at it
+        del at[0], first[0]  # that is S itself
         comp = comps[i]
         chains: dict[int, list[Token | None]] = {}  # d → the key at each inner level: x_{V^c}, or None (interpolated)
         for d, j in sorted(first.items(), key=lambda dj: dj[1]):  # in the order a scan of the row meets them
             if d not in levels:
                 _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
-            pairs[d] += at[d].bit_count()
+            pairs[d] += at[d]
             chains[d] = [comps[first[lv]] if lv in first else None for lv in levels[d][1:-1]]
         # The keys: x_{S^c} and every x_{U^c} (t codeword keys), plus the interpolated ones, which
         # are never codeword keys (an interpolated key at level ℓ has overlap ℓ with S, and no
@@ -1152,7 +1194,7 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
             steps.update((a, b) for a, b in zip(path, path[1:]) if a is not None and b is not None)
             if path[-1] is not None:
                 ends[d] = path[-1]
-                finals += at[d].bit_count()
+                finals += at[d]
         interpolated = {d for d, chain in chains.items() if None in chain}
         keys: set[Token] = set()  # interpolated keys (all keys if general)
         jumps: set[tuple[Token, Token]] = set()  # jumps touching them (all jumps if general)
@@ -1161,16 +1203,21 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
                 if j == i or not (general or d in interpolated):
                     continue
                 u, z = words[j], comps[j]
-                gain, lose = s & ~u, u & ~s
+                gain0, lose0 = s & ~u, u & ~s
+                gain, lose = gain0, lose0  # the bits not yet taken
                 on = off = taken = 0  # the `taken` lowest bits of S \ U and of U \ S (all of U \ S if it has fewer)
                 prev, inside = comp, general
                 for lv, key in zip(levels[d][1:-1], chains[d]):
                     if key is None:  # x_{S^c} with ℓ bits of S \ U switched on and ℓ of U \ S switched off
-                        for _ in range(lv - taken):
-                            on |= gain & -gain
-                            gain &= gain - 1
-                            off |= lose & -lose
-                            lose &= lose - 1
+                        if lv - taken <= 8:  # a few more bits, one at a time
+                            for _ in range(lv - taken):
+                                on |= gain & -gain
+                                gain &= gain - 1
+                                off |= lose & -lose
+                                lose &= lose - 1
+                        else:  # many: O(log m) popcounts, whatever ℓ is (a plan's levels may be far apart)
+                            on, off = _lowest_bits(gain0, lv), _lowest_bits(lose0, lv)
+                            gain, lose = gain0 ^ on, lose0 ^ off
                         taken = lv
                         key = (comp | on) & ~off
                         if (s & key).bit_count() != lv:

@@ -64,4 +64,8 @@ def test_checker_stays_small():
     # shard function with the per-query counting of the common case, the run_shards hook,
     # --max-work and the announced cost took 985 → ≈ 1,030 lines; the shard runner itself
     # (multiprocessing, merging) lives in certify/shards.py, outside the trusted file.
-    assert _code_lines(CHECKER.read_text()) < 1050
+    # Raised to 1,080 in the same issue's second pass (≈ 1,071 lines): the distance classes
+    # by a bit-sliced counter with its popcount fallback, codeword keys and jumps counted
+    # for every query (only interpolated pairs generated), and lowest bits taken one at a
+    # time or by binary search, whichever is bounded (an adversarial review's case).
+    assert _code_lines(CHECKER.read_text()) < 1080

@@ -70,12 +70,13 @@ def test_bit_sliced_distance_classes_equal_the_popcounts_and_interpolated_pairs_
 
     rng = random.Random(7)
     m = 40
-    words = list({sum(1 << b for b in rng.sample(range(m), 16)) for _ in range(60)})
+    words = list({sum(1 << b for b in rng.sample(range(m), 16)) for _ in range(400)})  # 16·|S| ≤ t: the bit-sliced way
     code = BinaryCode(m, tuple(words), "random")
     doc = build_compact_certificate(code, make_plan(code, "paper"))
     ws = [int(w[::-1], 2) for w in doc["code"]["words"]]
     levels = _levels(doc)
     pairs, jumps, inputs = C.compact_shard(ws, m, levels, 0, len(ws), show=False)
+    assert (pairs, jumps, inputs) == C.compact_shard(ws, m, levels, 0, len(ws), show=False, general=True)
     full = (1 << m) - 1
     expected = Counter((s & (full ^ u)).bit_count() for s in ws for u in ws if s != u)
     assert {d: c for d, c in pairs.items() if c} == dict(expected)
@@ -210,3 +211,26 @@ def test_a_killed_worker_is_exit_3_with_one_line_not_a_hang():
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3 and "a --jobs worker process died" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@settings(max_examples=60)
+@given(st.integers(1, 70), st.integers(1, 40), st.integers(0, 2**32))
+def test_bit_sliced_and_popcount_distance_classes_agree(m, t, seed):
+    """Both ways of ``distance_classes`` give the sizes and first words of the popcounts, in order of first word."""
+    import random
+    from collections import Counter
+
+    rng = random.Random(seed)
+    density = rng.random()
+    words = [sum(1 << b for b in range(m) if rng.random() < density) for _ in range(t)]
+    comps = [((1 << m) - 1) ^ u for u in words]
+    columns = [sum(1 << j for j, z in enumerate(comps) if z >> b & 1) for b in range(m)]
+    s = rng.choice(words + [rng.getrandbits(m)])
+    row = [(s & z).bit_count() for z in comps]
+    first = {}
+    for j, d in enumerate(row):
+        first.setdefault(d, j)
+    expected = (dict(Counter(row)), first)
+    for sliced in (True, False):
+        sizes, firsts = C.distance_classes(s, comps, columns, (1 << t) - 1, sliced=sliced)
+        assert (sizes, firsts) == expected and list(firsts) == list(first)

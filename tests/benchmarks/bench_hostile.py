@@ -64,6 +64,7 @@ def certificate_cases(d: Path) -> dict[str, Path]:
     cases["small integers just under the parse limit"].write_bytes(b'{"x":[' + b",".join([b"999"] * k) + b"]}")
     for name, path in plan_cases(d).items():
         cases[name] = path
+    cases["compact, one interpolated level at 900 of 4,096 bits (work 4.0·10⁸)"] = far_level_case(d)
     for rel in ("invalid/many_codewords_few_chains.json", "invalid/huge_chain_product_in_message.json",
                 "malformed/chain_product_over_limit.json", "valid/rank_nine_paper.json"):
         cases[rel] = ROOT / "tests" / "certificates" / rel
@@ -86,6 +87,34 @@ def hostile_plan(m: int, distances, gap: int, error: str) -> dict:
                           "rank_at_least": 2}}
     doc["sha256"] = content_hash(doc)
     return doc
+
+
+def far_level_case(d: Path) -> Path:
+    """1,443 random words of 4,096 bits (weight 2,048), chains ``[900, d − 900]`` whose level 900 no word reaches.
+
+    Every pair needs an interpolated key 900 bits up: the case an adversarial review found
+    (the lowest bits taken one at a time cost 46× more there; now ``O(log m)`` popcounts).
+    Work 3.995·10⁸, just under the default limit; rejected at ``family`` after the generation.
+    """
+    import random
+    from collections import Counter
+
+    from certify.check import content_hash
+
+    m, t, level = 4096, 1443, 900
+    rng = random.Random(1)
+    words = list(dict.fromkeys(sum(1 << b for b in rng.sample(range(m), m // 2)) for _ in range(t)))
+    full = (1 << m) - 1
+    count = Counter((s & (full ^ u)).bit_count() for s in words for u in words if s != u)
+    entries = [{"distance": dd, "gaps": [level, dd - level], "pairs": count[dd],
+                "factor": str((2 * level - 1) * (2 * (dd - level) - 1))} for dd in sorted(count)]
+    doc = hostile_plan(m, [], 1, "1/4")
+    doc["code"]["words"] = [format(w, f"0{m}b")[::-1] for w in words]
+    doc["plan"]["entries"] = entries
+    doc["sha256"] = content_hash({k: v for k, v in doc.items() if k != "sha256"})
+    path = d / "far_level.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    return path
 
 
 def plan_cases(d: Path) -> dict[str, Path]:
