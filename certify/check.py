@@ -1137,15 +1137,12 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
     Dask cluster (``certify.distributed``) runs exactly this function. A failing query raises the same ``CertificateError`` as the
     serial check, at the same query.
 
-    Per query ``S``: the distances ``|S \\ U|`` to every word (one pass of C-level popcounts),
-    their first occurrences and counts, then the keys and jumps. When every chain of the
-    query runs through codeword keys only (the common case), the keys are ``x_{S^c}`` and the
-    ``t − 1`` keys ``x_{U^c}``, and the jumps are the chains' heads ``H`` plus one final jump
-    ``(last key of the head, x_{U^c})`` per word ``U``: ``|H| + (t − 1)`` less the final jumps
-    that are already in ``H`` — which can only end at a head's own codeword key, so only
-    those few words are looked at. Otherwise (interpolated keys) every pair's chain is
-    generated into sets, as the format describes (``general=True`` forces that for all
-    queries; the tests compare the two).
+    Per query ``S``: the number of words at each distance ``|S \\ U|`` and the first word at
+    each (:func:`distance_classes`), then the keys and jumps. Codeword keys and the jumps
+    between them are counted without sets (see the comment in the loop); only the pairs at
+    a distance whose chain has an interpolated level are generated, and only their jumps
+    that touch an interpolated key go into sets. ``general=True`` generates every pair's
+    chain into sets instead, as the format describes; the tests compare the two.
     """
     # Generation, query by query (docs/certificate-format.md, "Version 2: the family"):
     # for pair (S, U) at distance d the keys are x_{S^c}, one key per inner level ℓ of
