@@ -1170,7 +1170,7 @@ def compact_shard(words: list[Token], m: int, levels: dict[int, tuple[int, ...]]
         del at[0], first[0]  # that is S itself
         comp = comps[i]
         chains: dict[int, list[Token | None]] = {}  # d → the key at each inner level: x_{V^c}, or None (interpolated)
-        for d, j in sorted(first.items(), key=lambda dj: dj[1]):  # in the order a scan of the row meets them
+        for d, j in first.items():  # in order of first word (distance_classes), as a scan of the row meets them
             if d not in levels:
                 _reject("chains", f"pair {i}→{j} is at directed distance {d}, for which the plan has no entry")
             pairs[d] += at[d]

@@ -50,17 +50,21 @@ from certify.search.codes import result_certificate, search  # noqa: E402
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
 
-def verify_in_fresh_process(path: Path) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (user + system) and exit code of ``python certify/check.py --quiet PATH``."""
+def _timed(argv: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Wall seconds, CPU seconds (user + system) and the finished process of ``argv`` (progress off); exit ≠ 0 stops the script."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(ROOT / "certify" / "check.py"), "--quiet", str(path)],
-                          env=dict(os.environ, CERTIFY_PROGRESS="0"), capture_output=True, text=True)
+    proc = subprocess.run(argv, env=dict(os.environ, CERTIFY_PROGRESS="0"), capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
-        raise SystemExit(f"{path}: the checker says {proc.stderr.strip()}")
+        raise SystemExit(f"{' '.join(argv)}: {proc.stderr.strip()}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc
+
+
+def verify_in_fresh_process(path: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and exit code of ``python certify/check.py --quiet PATH``."""
+    wall, cpu, proc = _timed([sys.executable, str(ROOT / "certify" / "check.py"), "--quiet", str(path)])
     return wall, cpu, proc.returncode
 
 
@@ -200,14 +204,6 @@ def replace_between(text: str, begin: str, end: str, body: str) -> str:
     return head + begin + "\n\n" + body + "\n\n" + end + rest.split(end, 1)[1]
 
 
-def _wall(argv: list[str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, env=dict(os.environ, CERTIFY_PROGRESS="0"), capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)}: {proc.stderr.strip()}")
-    return time.perf_counter() - start, proc.stdout
-
-
 def jobs_table(block: str) -> str:
     """``python certify/check.py`` against ``certify verify --jobs 2`` on the committed rows with t ≥ 1,000 (wall, fresh processes)."""
     from certify.check import compact_work
@@ -224,11 +220,11 @@ def jobs_table(block: str) -> str:
             continue
         t = len(doc["code"]["words"])
         work = compact_work(t, max(len(e["gaps"]) for e in doc["plan"]["entries"]), m)
-        one, out1 = _wall([sys.executable, str(ROOT / "certify" / "check.py"), str(path)])
-        two, out2 = _wall([sys.executable, "-m", "certify.cli", "verify", "--jobs", "2", str(path)])
+        one, _, out1 = _timed([sys.executable, str(ROOT / "certify" / "check.py"), str(path)])
+        two, _, out2 = _timed([sys.executable, "-m", "certify.cli", "verify", "--jobs", "2", str(path)])
         print(f"m = {m}: check.py {one:.1f} s, certify verify --jobs 2 {two:.1f} s", flush=True)
         lines.append(f"| {m} | {t:,} | {work:.2e} | {one:.1f} s | {two:.1f} s | {one / two:.2f}× | "
-                     f"{'yes' if out1 == out2 else 'NO'} |")
+                     f"{'yes' if out1.stdout == out2.stdout else 'NO'} |")
     return "\n".join(lines)
 
 
