@@ -1,5 +1,6 @@
 """Bound values for a given m (docs/math.md §7) against independent evaluations and the paper's numbers."""
 import math
+from fractions import Fraction
 from itertools import count
 from math import comb
 
@@ -342,3 +343,104 @@ def test_range_rows_reports_progress():
     seen = []
     B.range_rows(range(100, 131, 10), progress=seen.append)
     assert seen == [1, 2, 3, 4]
+
+
+# ---------------------------------------------------------------- null-shifted value (Theorem A, docs/math.md §5)
+
+def _shifted_ratio(T, lam):
+    """R = t²(1−s)² / (t(1−s)² + t(t−1)s²) at s = 1/(2Λ), as a Fraction, from its definition."""
+    s = Fraction(1, 2 * lam)
+    return Fraction(T * T) * (1 - s) ** 2 / (T * (1 - s) ** 2 + T * (T - 1) * s * s)
+
+
+def test_null_shifted_against_shifted_and_trace_frobenius_on_a_grid():
+    for T in range(2, 120):
+        for lam in range(1, 40):
+            L2 = lam * lam
+            R = _shifted_ratio(T, lam)
+            null, shifted, tf = B.null_shifted_tf_bound(T, L2), B.shifted_tf_bound(T, L2), B.tf_bound(T, L2)
+            assert null == min(T, math.floor(R) + 1), (T, lam)
+            assert shifted + 1 <= null <= T, (T, lam)
+            assert null >= tf, (T, lam)
+            # two more exactly when R is an integer ≥ 2 (R = 1 only at Λ = 1, where shifted is held at 1)
+            assert (null == shifted + 2) == (R.denominator == 1 and R >= 2), (T, lam, R)
+            assert null - shifted in (1, 2)
+
+
+def test_null_shifted_small_and_non_square_arguments_fall_back_to_trace_frobenius():
+    for T in (0, 1):
+        for L2 in (1, 4, 16, 17):
+            assert B.null_shifted_tf_bound(T, L2) == B.tf_bound(T, L2) == 1
+    for T in (2, 15, 100):
+        for L2 in (2, 3, 5, 8, 15, 17, 1000):  # not squares: as shifted_tf_bound does
+            assert B.null_shifted_tf_bound(T, L2) == B.shifted_tf_bound(T, L2) == B.tf_bound(T, L2)
+        assert B.null_shifted_tf_bound(T, 0) == B.tf_bound(T, 0)
+
+
+@pytest.mark.parametrize("T", range(2, 13))
+def test_null_shifted_equals_the_producers_best_null_shift(T):
+    """sharper.best_null_shift picks the best s exactly; for uniform factors Λ that is 1/(2Λ)'s value."""
+    from certify.lemmas.sharper import best_null_shift, null_shifted
+
+    for lam in range(1, 9):
+        best = best_null_shift(T, {Fraction(lam): T * (T - 1)})
+        assert best.rank_at_least == B.null_shifted_tf_bound(T, lam * lam), (T, lam)
+        at_half = null_shifted(T, {Fraction(lam): T * (T - 1)}, Fraction(1, 2 * lam))
+        assert at_half.ratio == _shifted_ratio(T, lam) and at_half.rank_at_least == best.rank_at_least
+
+
+def test_null_shifted_value_is_monotone_where_the_scan_needs_it():
+    # _optimize_exact: nondecreasing in T and in Λ² (Λ² a square, as chain tables give), and ≤ max(T, 1)
+    for lam in range(1, 30):
+        vals = [B.null_shifted_tf_bound(T, lam * lam) for T in range(0, 300)]
+        assert vals == sorted(vals) and all(v <= max(T, 1) for T, v in enumerate(vals))
+    for T in range(0, 200):
+        vals = [B.null_shifted_tf_bound(T, lam * lam) for lam in range(1, 60)]
+        assert vals == sorted(vals)
+
+
+@pytest.mark.parametrize("M", [4, 6, 10, 24, 40, 48, 64, 100, 130, 168])
+def test_theorem1_null_shifted_is_the_exhaustive_maximum(M):
+    table = B.ChainTable(1)
+    want = exhaustive_optimum(M, range(2, M // 2 + 1), table.squared, B.null_shifted_tf_bound)
+    shifted = exhaustive_optimum(M, range(2, M // 2 + 1), table.squared, B.shifted_tf_bound)
+    t = B.theorem1(M)
+    assert t.values["null_shifted"].kind == "exact"
+    assert t.values["null_shifted"].value == want[0] and t.parameters.get("null_shifted_distance") == want[1]
+    assert t.values["shifted"].value == shifted[0]
+    if shifted[0] > 1:  # a Δ with T ≥ 2 exists: one or two more than shifted
+        assert shifted[0] + 1 <= want[0] <= shifted[0] + 2
+    assert want[0] >= t.exact.value
+
+
+def test_null_shifted_scan_with_any_start_finds_the_exhaustive_maximum():
+    for M in (30, 90, 200, 320):
+        table = B.ChainTable(1)
+        cands = range(2, M // 2 + 1)
+        want = exhaustive_optimum(M, cands, table.squared, B.null_shifted_tf_bound)
+        for balance in (None, lambda d: 1.0, lambda d: -1.0):
+            assert B._optimize_exact(B._Layer(M), cands, table.squared, B.null_shifted_tf_bound, balance) == want
+
+
+@pytest.mark.parametrize("m", [24, 48, 169, 5001])
+def test_null_shifted_in_json_and_text(m):
+    import json
+
+    from conftest import run_cli
+
+    d = json.loads(run_cli("bounds", "--m", str(m), "--json").stdout)["theorem1"]
+    null, shifted = d["values"]["null_shifted"], d["values"]["shifted"]
+    assert null["kind"] == "exact" and isinstance(null["value"], int)
+    assert shifted["value"] + 1 <= null["value"] <= shifted["value"] + 2
+    assert null["value"] > d["exact"] and "null_shifted_distance" in d["parameters"]
+    assert {"closed_form", "exact"} <= set(d) and "shifted_distance" in d["parameters"]  # existing keys kept
+    text = run_cli("bounds", "--m", str(m)).stdout
+    from certify.bounds.render import quantity_text
+
+    assert f"\n  null-shifted    {quantity_text(B.theorem1(m).values['null_shifted'])}   [exact]\n" in text
+
+
+def test_null_shifted_absent_in_interval_mode_and_says_so():
+    t = B.theorem1(20_002)
+    assert "null_shifted" not in t.values and "shifted" not in t.values
+    assert any("null-shifted values: exact mode only" in n for n in t.notes)

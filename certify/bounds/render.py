@@ -45,7 +45,8 @@ _TITLES = {
     "transcripts": "Finite-precision transcripts (§5.2, C.3–C.4)",
 }
 _MISSING = {"growing_context": "--length n", "heads": "--heads H", "degree": "--degree D"}
-_LABELS = {"closed_form": "closed form", "exact": "exact", "code_size": "code size |C| ≥", "shifted": "exact, shifted"}
+_LABELS = {"closed_form": "closed form", "exact": "exact", "code_size": "code size |C| ≥", "shifted": "exact, shifted",
+           "null_shifted": "null-shifted"}
 
 
 def _param_text(params: dict[str, Any]) -> str:

@@ -47,6 +47,8 @@ __all__ = [
     "Section",
     "ChainTable",
     "tf_bound",
+    "shifted_tf_bound",
+    "null_shifted_tf_bound",
     "g_heads",
     "constants",
     "theorem1",
@@ -302,6 +304,40 @@ def shifted_tf_bound(T: int, L2: int) -> int:
     return max(1, -(-(T * k) // (k + T - 1)) - 1)
 
 
+def null_shifted_tf_bound(T: int, L2: int) -> int:
+    """Theorem A (docs/math.md §5, "The null-space step") with ``T`` words, off-diagonals ``< 1/Λ``, ``s = 1/(2Λ)``.
+
+    The same ratio ``R = T(2Λ−1)² / ((2Λ−1)² + T − 1)`` as :func:`shifted_tf_bound`, and
+    ``r ≥ min(T, ⌊R⌋ + 1)`` (the projector ``Π`` on ``ker C``: ``tr(CΠ) = 0``, ``C ≥ 0``,
+    ``s⟨J, Π⟩ ≥ 0``, Cauchy–Schwarz). For uniform off-diagonals ``< 1/Λ`` the best ``s`` is
+    ``1/(2Λ)``, as for the shifted bound. ``Λ = √L2`` must be an integer ``≥ 1`` (a chain
+    factor); otherwise, and for ``T < 2``, the value is :func:`tf_bound`'s, as for
+    :func:`shifted_tf_bound`.
+
+    Exactly, for ``T ≥ 2`` and ``L2 = Λ²`` with ``Λ ≥ 1``: ``1 ≤ R < T``, so the value is
+    ``⌊R⌋ + 1`` (the cap ``T`` never binds there; it keeps the value ``≤ T`` by construction),
+    and ``⌊R⌋ + 1 − (⌈R⌉ − 1)`` is 1 when ``R`` is not an integer and 2 when it is. So the
+    value is ``shifted_tf_bound(T, L2) + 2`` when ``R`` is an integer ``≥ 2``, and
+    ``shifted_tf_bound(T, L2) + 1`` otherwise (``R`` not an integer, or ``R = 1``, i.e.
+    ``Λ = 1``, where the shifted value ``⌈1⌉ − 1 = 0`` is held at 1). It is never below
+    :func:`tf_bound` (``(2Λ−1)² ≥ Λ²``) and never above ``T``.
+
+    >>> tf_bound(15, 16), shifted_tf_bound(15, 16), null_shifted_tf_bound(15, 16)  # R = 35/3: one more
+    (9, 11, 12)
+    >>> shifted_tf_bound(4, 4), null_shifted_tf_bound(4, 4)  # R = 4·9/12 = 3, an integer: two more
+    (2, 4)
+    >>> shifted_tf_bound(5, 1), null_shifted_tf_bound(5, 1), null_shifted_tf_bound(1, 16)  # R = 1; T = 1
+    (1, 2, 1)
+    """
+    if T < 2 or L2 < 1:
+        return tf_bound(T, L2)
+    lam = math.isqrt(L2)
+    if lam * lam != L2:
+        return tf_bound(T, L2)
+    k = (2 * lam - 1) ** 2
+    return min(T, T * k // (k + T - 1) + 1)
+
+
 def _half_min(T: int, L2: int) -> int:
     """``⌈½ min{T, Λ²}⌉``: the paper's uniform form ``r ≥ ½ min{t, Λ²}`` (A.2), as an integer."""
     return max(1, -(-min(T, L2) // 2))
@@ -392,7 +428,8 @@ def _optimize_exact(layer: _Layer, candidates: Iterable[int], lam2: Callable[[in
       below the best, no earlier ``Δ`` reaches it.
 
     ``candidates`` must increase; ``lam2`` (``None``: no chain split, skipped) must not
-    decrease along them; ``value`` is :func:`tf_bound` or :func:`_half_min`.
+    decrease along them; ``value`` is :func:`tf_bound`, :func:`_half_min`,
+    :func:`shifted_tf_bound` or :func:`null_shifted_tf_bound` (the last two at square ``Λ²``).
     """
     if isinstance(candidates, range) and candidates.step > 0:  # the common case, without a list of h items
         cands: Sequence[int] = candidates[:max(0, len(range(candidates.start, layer.h + 1, candidates.step)))]
@@ -587,6 +624,18 @@ def theorem1(m: int) -> Section:
         params.update(shifted_distance=delta2)
         notes.append("shifted: the same argument with trace–Frobenius on C − sJ, s = 1/(2Λ) (docs/math.md §5): "
                      "Λ² becomes (2Λ−1)² < 4Λ², at most a factor 4 on Λ² (≤ 2 more bits); the growth rate in m is unchanged")
+        # _optimize_exact's pruning holds for null_shifted_tf_bound: every Λ² that chains.squared gives is
+        # the square of an integer Λ ≥ 1, where the value is min(T, ⌊R⌋ + 1) with R = T(2Λ−1)²/((2Λ−1)² + T − 1)
+        # (1 for T < 2). R does not decrease in T (∂R/∂T = k(k−1)/(k + T − 1)² ≥ 0, k = (2Λ−1)²) nor in Λ (R
+        # increases with k), so neither does the value — downward pruning; and the cap min(T, ·) keeps it
+        # ≤ max(T, 1) — upward pruning.
+        b3, delta3, _, _ = _optimize_exact(layer, range(2, layer.h + 1), chains.squared, value=null_shifted_tf_bound,
+                                           balance=lambda d: _log2_T_float(M, d) - _pattern_log2_squared(d, 1) - 2)
+        values["null_shifted"] = Quantity.of_int(b3)
+        params.update(null_shifted_distance=delta3)
+        notes.append("null-shifted: the same ratio R with Theorem A (docs/math.md §5, \"The null-space step\": the projector "
+                     "on ker C), r ≥ min(T, ⌊R⌋ + 1) instead of ⌈R⌉ − 1: at each Δ one more than shifted, two when R is "
+                     "an integer ≥ 2, so one or two more than shifted; the growth rate in m is unchanged")
     else:
         h = M // 2
         cands = list(range(2, h + 1))
@@ -602,6 +651,7 @@ def theorem1(m: int) -> Section:
             params.update(distance=delta, code_size=None, code_size_log2=list(_arb_log2(T_lo)), gaps=gaps,
                           chain_factor_log2=round(float(_split_log2(gaps, 1).mid()), 6))
         notes.append(f"M > {EXACT_LIMIT}: certified interval; Δ chosen by floating-point search, the value at Δ is certified")
+        notes.append(f"shifted and null-shifted values: exact mode only (M ≤ {EXACT_LIMIT})")
     return Section("theorem1", "Theorem 1, A.2", True, values, params, tuple(notes))
 
 
