@@ -220,7 +220,8 @@ class Verified:
         """The argument as JSON (rationals as strings), or ``None`` for trace–Frobenius alone."""
         if self.argument is None:
             return None
-        return {k: (v if isinstance(v, (int, str)) else exact_text(v)) for k, v in self.argument.items()}
+        return {k: (v if isinstance(v, (int, str)) else [exact_text(x) for x in v] if isinstance(v, tuple)
+                    else exact_text(v)) for k, v in self.argument.items()}
 
     def summary(self) -> str:
         """One paragraph a person can read."""
@@ -587,9 +588,11 @@ def _parse_arithmetic(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-ARGUMENTS = ("trace-frobenius", "shifted", "square")  # the optional "argument" (docs/math.md §5)
-_ARGUMENT_PARAMETERS = {"trace-frobenius": (), "shifted": ("s",), "square": ("b", "g")}
+ARGUMENTS = ("trace-frobenius", "shifted", "square", "null-shifted", "square-kernel")  # docs/math.md §5
+_ARGUMENT_PARAMETERS = {"trace-frobenius": (), "shifted": ("s",), "square": ("b", "g"), "null-shifted": ("s",),
+                        "square-kernel": ("b", "g", "mu")}
 _ARGUMENT_STATED = ("frobenius_squared_at_most", "ratio", "rank_at_least")
+MAX_KERNEL_TERMS = 8  # square-kernel: μ_1 … μ_8 (the kernel Σ μ_j Y^{∘j} has degree at most 8)
 
 
 def _parse_argument(doc: dict[str, Any]) -> dict[str, Any] | None:
@@ -598,6 +601,9 @@ def _parse_argument(doc: dict[str, Any]) -> dict[str, Any] | None:
     ``trace-frobenius`` (the default, also when absent) has no other key; ``shifted`` has
     ``s`` with ``0 ≤ s < 1`` (the diagonal ``1 − s`` of ``C − sJ`` is then positive);
     ``square`` has ``b``, ``g`` with ``1 + b + g ≠ 0`` (the diagonal of ``C∘C + bC + gJ``).
+    ``null-shifted`` has ``s``; ``square-kernel`` has ``b``, ``g`` and the list ``mu`` of at most
+    ``MAX_KERNEL_TERMS`` rationals. Their hypotheses (``0 ≤ s < 1``; every ``μ_j ≥ 0`` and
+    ``1 + b + g > m₀``) are the theorems' and are checked at step ``arithmetic``.
     Returns ``None`` for trace–Frobenius.
     """
     if "argument" not in doc:
@@ -617,7 +623,13 @@ def _parse_argument(doc: dict[str, Any]) -> dict[str, Any] | None:
     _obj(a, "argument", ("name",) + params + _ARGUMENT_STATED)
     out: dict[str, Any] = {"name": name}
     for key in params:
-        out[key] = parse_rational(a[key], f"argument.{key}")
+        if key == "mu":
+            out[key] = tuple(parse_rational(v, f"argument.mu[{j}]")
+                             for j, v in enumerate(_list(a["mu"], "argument.mu", 0, MAX_KERNEL_TERMS)))
+            if out[key] and out[key][-1] == 0:  # one spelling per kernel: [μ₁] and [μ₁, 0] are the same
+                _malformed(f"argument.mu[{len(out[key]) - 1}]", "the last coefficient is 0; leave it out")
+        else:
+            out[key] = parse_rational(a[key], f"argument.{key}")
     if name == "shifted" and not 0 <= out["s"] < 1:
         _malformed("argument.s", f"must satisfy 0 ≤ s < 1, got {a['s']}")
     if name == "square" and 1 + out["b"] + out["g"] == 0:
@@ -633,7 +645,8 @@ def argument_label(arg: dict[str, Any] | None) -> str:
     """``"shifted (s = 1/8)"``, ``"square (b = −1/3, g = 1/80)"``, ``"trace–Frobenius"`` (for messages)."""
     if arg is None:
         return "trace–Frobenius"
-    params = ", ".join(f"{k} = {show_number(arg[k])}" for k in _ARGUMENT_PARAMETERS[arg["name"]])
+    params = ", ".join(f"{k} = {show_number(arg[k])}" if k != "mu" else
+                       f"μ = [{', '.join(show_number(v) for v in arg[k])}]" for k in _ARGUMENT_PARAMETERS[arg["name"]])
     return f"{arg['name']} ({params})"
 
 
@@ -840,14 +853,14 @@ def _check_jumps(p: dict[str, Any], witnesses, factor_of, progress: Progress) ->
             _reject("family", f"inputs[{i}] is not a witness of any jump")
 
 
-def _check_chains(p: dict[str, Any], progress: Progress) -> dict[Fraction, int]:
+def _check_chains(p: dict[str, Any], progress: Progress) -> dict[tuple[Fraction, int], int]:
     """Step ``chains`` (A.2; docs/math.md §4): one per ordered pair, connected from ``x_{S^c}`` to
-    ``x_{U^c}``, factor = product. Returns chain factor → how many chains have it."""
+    ``x_{U^c}``, factor = product. Returns ``(chain factor, directed distance |S∖U|)`` → how many chains have it."""
     words, M, jumps = p["words"], p["M"], p["jumps"]
     t, full = len(words), (1 << M) - 1
     used_jumps = [False] * len(jumps)
     pairs: set[tuple[int, int]] = set()
-    factors: dict[Fraction, int] = {}
+    classes: dict[tuple[Fraction, int], int] = {}
     done = len(p["inputs"]) + len(jumps)
     for c, ((s, u), ids, factor) in enumerate(p["chains"]):
         where = f"chains[{c}] (pair {s}→{u})"
@@ -872,7 +885,8 @@ def _check_chains(p: dict[str, Any], progress: Progress) -> dict[Fraction, int]:
             _reject("chains", f"{where}: states factor {show_number(factor)}; product of jump factors is "
                     f"{show_number(Fraction(num, den))}")
         pairs.add((s, u))
-        factors[factor] = factors.get(factor, 0) + 1
+        cls = (factor, _ov(words[s], full ^ words[u]))
+        classes[cls] = classes.get(cls, 0) + 1
         progress.update(done + c + 1)
     progress.close()
     # t(t−1) distinct ordered pairs s ≠ u among t words: every pair has its chain.
@@ -881,7 +895,7 @@ def _check_chains(p: dict[str, Any], progress: Progress) -> dict[Fraction, int]:
     for j, used in enumerate(used_jumps):
         if not used:
             _reject("jumps", f"jumps[{j}] is not used by any chain")
-    return factors
+    return classes
 
 
 def _bounded(total: Fraction, what: str) -> Fraction:
@@ -890,51 +904,100 @@ def _bounded(total: Fraction, what: str) -> Fraction:
     return total
 
 
-def _argument_bound(t: int, factors: dict[Fraction, int], arg: dict[str, Any]) -> tuple[Fraction, Fraction, int]:
+def _argument_bound(t: int, classes: dict[tuple[Fraction, int], int], arg: dict[str, Any],
+                    length: int | None) -> tuple[Fraction, Fraction, int]:
     """``(bound on ‖M‖_F², ratio, rank bound)`` of the sharper arguments (docs/math.md §5, "Sharper arguments").
 
-    Every entry ``C_SU`` of ``C = diag(B)⁻¹B`` lies in ``[0, 1/F_SU)`` (the kernel is
-    nonnegative), and ``C_SS = 1``. ``shifted``: ``M = C − sJ`` has rank ``≤ rank C + 1``,
-    ``M_SS = 1 − s`` and ``|M_SU| ≤ max(s, 1/F − s)``, so ``rank C ≥ ⌈ratio⌉ − 1`` with
-    ``ratio = t²(1−s)² / (t(1−s)² + Σ max(s, 1/F − s)²)``. ``square``: ``M = C∘C + bC + gJ`` has
-    rank ``≤ binom(r+2, 2)`` when ``rank C = r``, ``M_SS = 1 + b + g`` and ``|M_SU| ≤ max |x² + bx + g|``
-    over ``x ∈ [0, 1/F]`` (at ``x = 0``, ``x = 1/F``, or the vertex ``x = −b/2`` if it lies
-    between), so ``binom(r+2, 2) ≥ ⌈ratio⌉``; the bound is the least such ``r``. Trace–Frobenius
-    on ``M`` (``rank M ≥ (tr M)² / ‖M‖_F²``) gives both.
+    ``classes`` maps ``(F, d)`` — chain factor and directed distance of an ordered pair —
+    to how many pairs have it. Every entry ``C_SU`` of ``C = diag(B)⁻¹B`` lies in
+    ``[0, 1/F_SU)`` (the kernel is nonnegative), and ``C_SS = 1``. ``shifted``: ``M = C − sJ``
+    has rank ``≤ rank C + 1``, ``M_SS = 1 − s`` and ``|M_SU| ≤ max(s, 1/F − s)``, so
+    ``rank C ≥ ⌈ratio⌉ − 1`` with ``ratio = t²(1−s)² / (t(1−s)² + Σ max(s, 1/F − s)²)``.
+    ``null-shifted``: the same ratio, and ``rank C ≥ min(t, ⌊ratio⌋ + 1)`` (Theorem A: the
+    projector ``Π`` on ``ker C`` has ``tr(CΠ) = 0`` and ``s⟨J, Π⟩ ≥ 0``; needs ``0 ≤ s < 1``).
+    ``square``: ``M = C∘C + bC + gJ`` has rank ``≤ binom(r+2, 2)`` when ``rank C = r``,
+    ``M_SS = 1 + b + g`` and ``|M_SU| ≤ max |x² + bx + g|`` over ``x ∈ [0, 1/F]`` (at ``x = 0``,
+    ``x = 1/F``, or the vertex ``x = −b/2`` if it lies between), so ``binom(r+2, 2) ≥ ⌈ratio⌉``;
+    the bound is the least such ``r``. ``square-kernel``: the same ``M`` less the kernel
+    ``K = Σ_j μ_j Y^{∘j}`` (Lemma N; ``Y`` the Gram matrix of the ±1 code words, so
+    ``K_SU = Σ μ_j y^j`` with ``y = length − 4d`` for one weight, ``K_SS = m₀ = Σ μ_j length^j``):
+    needs every ``μ_j ≥ 0`` (``K`` positive semidefinite) and ``1 + b + g > m₀``; diagonal
+    ``1 + b + g − m₀``, entries ``|x² + bx + g − K_SU|`` at the same three points. ``length`` is
+    ``None`` when the code has several weights (then ``y`` is not a function of ``d``).
     """
-    if len(factors) > MAX_ARGUMENT_FACTORS:
-        raise CertificateLimitError(f"argument {argument_label(arg)}: {len(factors):,} distinct chain factors; the sharper "
-                                    f"arguments take at most {MAX_ARGUMENT_FACTORS:,} (a plan has one per distance)")
-    if arg["name"] == "shifted":
+    label, name = argument_label(arg), arg["name"]
+    if name == "square-kernel":
+        if length is None:
+            _reject("arithmetic", f"argument {label}: the code has words of several weights, so the Gram entry y of a "
+                    "pair is not L − 4d (L the code's length) and the certificate does not count the pairs by y; "
+                    "square-kernel needs one weight")
+        groups: dict = dict(classes)
+    else:
+        groups = {}
+        for (f, _), count in classes.items():
+            groups[f] = groups.get(f, 0) + count
+    if len(groups) > MAX_ARGUMENT_FACTORS:
+        what = "(chain factor, distance) classes" if name == "square-kernel" else "distinct chain factors"
+        raise CertificateLimitError(f"argument {label}: {len(groups):,} {what}; the sharper arguments take at most "
+                                    f"{MAX_ARGUMENT_FACTORS:,} (a plan has one per distance)")
+    if name in ("shifted", "null-shifted"):
         s = arg["s"]
+        if not 0 <= s < 1:
+            _reject("arithmetic", f"argument {label}: Theorem A needs 0 ≤ s < 1 (" + (
+                "s⟨J, Π⟩ ≥ 0 only for s ≥ 0: sJ with s < 0 is not positive semidefinite)" if s < 0 else
+                "the diagonal 1 − s must be positive)"))
         diag = 1 - s
         total = Fraction(t) * diag * diag
-        for f, count in factors.items():
+        for f, count in groups.items():
             e = max(s, 1 / f - s)
-            total = _bounded(total + count * e * e, "the shifted Frobenius bound")
+            total = _bounded(total + count * e * e, f"the {name} Frobenius bound")
     else:
-        b, g = arg["b"], arg["g"]
-        diag = 1 + b + g
+        b, g, mu = arg["b"], arg["g"], arg.get("mu", ())
+        for j, v in enumerate(mu, 1):
+            if v < 0:
+                _reject("arithmetic", f"argument {label}: μ_{j} = {show_number(v)} < 0, so Σ μ_j Y^{{∘j}} need not be "
+                        "positive semidefinite (Lemma N subtracts only a positive semidefinite kernel)")
+        m0 = sum((v * length ** j for j, v in enumerate(mu, 1)), Fraction(0))
+        diag = 1 + b + g - m0
+        if name == "square-kernel" and diag <= 0:
+            _reject("arithmetic", f"argument {label}: 1 + b + g = {show_number(1 + b + g)} is not above the kernel's "
+                    f"diagonal m₀ = Σ μ_j L^j = {show_number(m0)} (L = {length}, the code's length; Lemma N needs "
+                    "m₀ < 1 + b + g)")
         total = Fraction(t) * diag * diag
-        for f, count in factors.items():
+        for key, count in groups.items():
+            f, y = (key, 0) if name == "square" else (key[0], length - 4 * key[1])
+            k = sum((v * y ** j for j, v in enumerate(mu, 1)), Fraction(0))
             x = 1 / f
-            e = max(abs(g), abs(x * x + b * x + g))
+            e = max(abs(g - k), abs(x * x + b * x + g - k))
             if 0 <= -b / 2 <= x:
-                e = max(e, abs(g - b * b / 4))
-            total = _bounded(total + count * e * e, "the square Frobenius bound")
+                e = max(e, abs(g - b * b / 4 - k))
+            total = _bounded(total + count * e * e, f"the {name} Frobenius bound")
     ratio = _bounded(Fraction(t * t) * diag * diag / total, "the argument's ratio")
     at_least = -(-ratio.numerator // ratio.denominator)  # rank M ≥ ⌈ratio⌉
-    if arg["name"] == "shifted":
+    if name == "shifted":
         return total, ratio, at_least - 1
+    if name == "null-shifted":
+        return total, ratio, min(t, ratio.numerator // ratio.denominator + 1)
     r = max(0, math.isqrt(2 * at_least) - 2)
     while (r + 1) * (r + 2) // 2 < at_least:  # the least r with binom(r+2, 2) ≥ ⌈ratio⌉
         r += 1
     return total, ratio, r
 
 
-def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], claim: dict[str, Any]) -> tuple[int, Fraction, dict | None]:
+_RULES = {"shifted": "⌈ratio⌉ − 1", "null-shifted": "min(t, ⌊ratio⌋ + 1)"}
+
+
+def _conclude(t: int, classes: dict[tuple[Fraction, int], int], stated: dict[str, Any], claim: dict[str, Any],
+              length: int | None = None) -> tuple[int, Fraction, dict | None]:
     """Steps ``arithmetic`` (trace–Frobenius, A.2; docs/math.md §5, and the stated ``argument``) and
-    ``claim``: return ``(bound, ratio, argument)``; ``bound`` is the larger of the two proved bounds."""
+    ``claim``: return ``(bound, ratio, argument)``; ``bound`` is the larger of the two proved bounds.
+
+    ``classes``: ``(chain factor, directed distance)`` → ordered pairs; ``length``: the code's
+    length when all its words have one weight, else ``None`` (see :func:`_argument_bound`).
+    """
+    factors: dict[Fraction, int] = {}
+    for (f, _), count in classes.items():
+        factors[f] = factors.get(f, 0) + count
     sigma = _sum_inverse_squares(factors)
     frob = t + sigma
     ratio = Fraction(t * t) / frob
@@ -949,12 +1012,12 @@ def _conclude(t: int, factors: dict[Fraction, int], stated: dict[str, Any], clai
             _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the data give r ≥ {bound} ({why})")
         return bound, ratio, None
     label = argument_label(arg)
-    total, arg_ratio, arg_bound = _argument_bound(t, factors, arg)
+    total, arg_ratio, arg_bound = _argument_bound(t, classes, arg, length)
     for name, actual in zip(_ARGUMENT_STATED, (total, arg_ratio, arg_bound)):
         if arg[name] != actual:
             _reject("arithmetic", f"argument {label} states {name} = {show_number(arg[name])}; recomputed {show_number(actual)}")
     if claim["rank_at_least"] > max(bound, arg_bound):
-        rule = "⌈ratio⌉ − 1" if arg["name"] == "shifted" else "the least r with binom(r+2, 2) ≥ ⌈ratio⌉"
+        rule = _RULES.get(arg["name"], "the least r with binom(r+2, 2) ≥ ⌈ratio⌉")
         _reject("claim", f"rank_at_least {claim['rank_at_least']} is not proved: the {label} argument gives "
                 f"r ≥ {arg_bound} (ratio {show_number(arg_ratio)}, {rule}); trace–Frobenius alone r ≥ {bound} ({why})")
     proved = dict(arg, frobenius_squared_at_most=total, ratio=arg_ratio, rank_at_least=arg_bound)
@@ -969,8 +1032,8 @@ def _check_listed(doc: dict[str, Any], p: dict[str, Any], witnesses, factor_of, 
     t = _check_code(p)
     _check_family(p, p["n"], progress, family_extra)
     _check_jumps(p, witnesses, factor_of, progress)
-    factors = _check_chains(p, progress)
-    bound, ratio, argument = _conclude(t, factors, p["arithmetic"], p["claim"])
+    classes = _check_chains(p, progress)  # one weight (step code): the Gram entry of a pair is M − 4d
+    bound, ratio, argument = _conclude(t, classes, p["arithmetic"], p["claim"], p["M"])
     counts = {"words": t, "inputs": len(p["inputs"]), "jumps": len(p["jumps"]), "chains": len(p["chains"])}
     return (verified or Verified)(dict(p["claim"]), bound, ratio, counts, argument)
 
@@ -1317,10 +1380,9 @@ def _check_compact(doc: dict[str, Any], max_work: int | None = None, announce=No
             _reject("family", f"states {p['family'][name]:,} {name}; the code and plan generate {actual:,}")
 
     # arithmetic (trace–Frobenius, A.2; docs/math.md §5) and claim.
-    by_factor: dict[Fraction, int] = {}
-    for d, count in pairs.items():
-        by_factor[factor_of[d]] = by_factor.get(factor_of[d], 0) + count
-    bound, ratio, argument = _conclude(t, by_factor, p["arithmetic"], p["claim"])
+    classes = {(factor_of[d], d): count for d, count in pairs.items()}
+    one_weight = len({w.bit_count() for w in words}) == 1  # then y = m − 4d (square-kernel)
+    bound, ratio, argument = _conclude(t, classes, p["arithmetic"], p["claim"], m if one_weight else None)
     counts = {"words": t, "inputs": n_inputs, "jumps": n_jumps, "chains": t * (t - 1)}
     return Verified(dict(p["claim"]), bound, ratio, counts, argument)
 

@@ -203,15 +203,202 @@ def rederive_certificate_bound(doc: dict) -> int:
     bound = certified_rank(t, list(chain_factors.values()))
     arg = doc.get("argument")
     if arg is not None and arg["name"] != "trace-frobenius":  # docs/math.md §5, recomputed by certify.lemmas.sharper
-        from collections import Counter
+        classes = pair_classes(words, m, chain_factors) if arg["name"] == "square-kernel" else None
+        bound = max(bound, rederive_argument(arg, t, chain_factors.values(), classes, m))
+    return bound
 
-        from certify.lemmas import sharper
 
-        by_factor = Counter(chain_factors.values())
-        a = (sharper.shifted(t, by_factor, Fraction(arg["s"])) if arg["name"] == "shifted"
-             else sharper.square(t, by_factor, Fraction(arg["b"]), Fraction(arg["g"])))
-        assert (str(a.ratio), a.rank_at_least) == (str(Fraction(arg["ratio"])), arg["rank_at_least"])
-        bound = max(bound, a.rank_at_least)
+def pair_classes(words: list[int], m: int, chain_factors: dict) -> dict | None:
+    """``{(F, d): pairs}`` for square-kernel, from the words themselves: the ±1 Gram entry of a pair is
+    ``y = m − 2|S Δ U|`` (counted here from the symmetric difference), and ``d = (m − y)/4`` is its class;
+    ``None`` if ``y ≠ m − 4|S ∖ U|`` for some pair (words of several weights)."""
+    from collections import Counter
+
+    classes: Counter = Counter()
+    for (s, u), f in chain_factors.items():
+        y = m - 2 * bin(words[s] ^ words[u]).count("1")
+        if (m - y) % 4 or (m - y) // 4 != bin(words[s] & ~words[u]).count("1"):
+            return None
+        classes[(f, (m - y) // 4)] += 1
+    return dict(classes)
+
+
+def rederive_argument(arg: dict, t: int, factors, classes: dict | None, length: int) -> int:
+    """The bound an accepted ``argument`` proves, recomputed with ``certify.lemmas.sharper`` (producer side).
+
+    ``factors``: the chain factor of every ordered pair; ``classes``: ``{(F, d): pairs}`` (square-kernel; ``None``
+    when the words have several weights, where the argument does not apply). Raises AssertionError if a
+    hypothesis fails (``0 ≤ s < 1``; ``μ_j ≥ 0``, at most 8 of them, ``m₀ < 1 + b + g``; one weight) or a
+    stated number is not the recomputed one.
+    """
+    from collections import Counter
+
+    from certify.lemmas import sharper
+
+    by_factor = Counter(factors)
+    name = arg["name"]
+    try:
+        if name in ("shifted", "null-shifted"):
+            s = Fraction(arg["s"])
+            assert 0 <= s < 1, f"{name}: s = {s} outside [0, 1)"
+            a = (sharper.shifted if name == "shifted" else sharper.null_shifted)(t, by_factor, s)
+        elif name == "square":
+            a = sharper.square(t, by_factor, Fraction(arg["b"]), Fraction(arg["g"]))
+        else:
+            assert name == "square-kernel", name
+            assert classes is not None, "square-kernel accepted on words of several weights"
+            mu = [Fraction(v) for v in arg["mu"]]
+            assert len(mu) <= 8 and all(v >= 0 for v in mu), f"square-kernel accepted with μ = {mu}"
+            a = sharper.square_kernel(t, classes, length, Fraction(arg["b"]), Fraction(arg["g"]), mu)
+    except ValueError as exc:  # a hypothesis of the lemma fails: the checker must not have accepted
+        raise AssertionError(f"{name} accepted, but {exc}") from None
+    stated = (Fraction(arg["frobenius_squared_at_most"]), Fraction(arg["ratio"]), arg["rank_at_least"])
+    assert (a.frobenius_squared, a.ratio, a.rank_at_least) == stated, (a, stated)
+    return a.rank_at_least
+
+
+def compact_pair_classes(doc: dict) -> tuple[int, list, dict | None]:
+    """``(t, chain factor of every ordered pair, {(F, d): pairs} or None)`` of a compact certificate, trusting
+    its plan counts (which the checker verifies at step ``plan``); ``None`` if the words have several weights."""
+    words = doc["code"]["words"]
+    one_weight = len({w.count("1") for w in words}) == 1
+    factors, classes = [], {}
+    for e in doc["plan"]["entries"]:
+        f = Fraction(e["factor"])
+        factors += [f] * e["pairs"]
+        classes[(f, e["distance"])] = classes.get((f, e["distance"]), 0) + e["pairs"]
+    return len(words), factors, classes if one_weight else None
+
+
+def restate_argument(arg: dict, t: int, classes: dict, length: int) -> dict:
+    """``arg`` with its three stated numbers recomputed by hand from its parameters, **no hypothesis
+    checked** (``s`` outside ``[0, 1)``, ``μ_j < 0``, ``m₀ ≥ 1 + b + g`` are all computed through): what an
+    attacker who edits a parameter writes so that only the hypotheses can catch the edit.
+
+    ``classes``: ``{(F, d): pairs}``; the Gram entry is taken as ``y = length − 4d``. Returns ``arg``
+    unchanged if the numbers cannot be formed (a zero denominator).
+    """
+    name, out = arg["name"], dict(arg)
+    if name in ("shifted", "null-shifted"):
+        s = Fraction(arg["s"])
+        diag = 1 - s
+        frob = t * diag ** 2 + sum(c * max(s, 1 / f - s) ** 2 for (f, _), c in classes.items())
+    else:
+        b, g = Fraction(arg["b"]), Fraction(arg["g"])
+        mu = [Fraction(v) for v in arg.get("mu", [])]
+        diag = 1 + b + g - sum(v * length ** j for j, v in enumerate(mu, 1))
+        frob = t * diag ** 2
+        for (f, d), c in classes.items():
+            y = length - 4 * d if name == "square-kernel" else 0
+            k = sum(v * y ** j for j, v in enumerate(mu, 1))
+            x = 1 / f
+            e = max(abs(g - k), abs(x * x + b * x + g - k))
+            if 0 <= -b / 2 <= x:
+                e = max(e, abs(g - b * b / 4 - k))
+            frob += c * e * e
+    if frob == 0:
+        return out
+    ratio = t * t * diag ** 2 / frob
+    ceil = -(-ratio.numerator // ratio.denominator)
+    if name == "shifted":
+        rank = ceil - 1
+    elif name == "null-shifted":
+        rank = min(t, ratio.numerator // ratio.denominator + 1)
+    else:
+        rank = 0
+        while (rank + 1) * (rank + 2) // 2 < ceil:
+            rank += 1
+    out.update(frobenius_squared_at_most=rational_text(frob), ratio=rational_text(ratio), rank_at_least=rank)
+    return out
+
+
+def rational_text(q: Fraction) -> str:
+    """The canonical spelling of a rational (``"p"`` or ``"p/q"``)."""
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def nudge_rational(text: str, rng: Random) -> str:
+    """A canonical rational near ``text`` (sometimes negative, zero or far): edits of ``s``, ``b``, ``g``, ``μ_j``
+    that stay well formed, so only the mathematics can catch them."""
+    q = Fraction(text)
+    step = rng.choice([Fraction(1, 10**k) for k in range(1, 8)] + [q / 2, q, Fraction(1, 3), Fraction(7, 11)])
+    new = rng.choice([q + step, q - step, -q, Fraction(0), q * rng.choice([2, 3, Fraction(1, 2), Fraction(99, 100)]),
+                      Fraction(rng.randrange(-5, 6), rng.randrange(1, 200))])
+    return rational_text(new)
+
+
+def stated_pairs(doc: dict) -> tuple[int, list, dict | None, int]:
+    """``(t, chain factors, {(F, d): pairs} or None, word length)`` of a certificate of any kind, read
+    from its stated chains (listed, unique-minimizer) or plan (compact). For edits that leave the
+    code, family, chains and plan of an accepted base alone, so these are known to be true."""
+    if "plan" in doc:
+        t, factors, classes = compact_pair_classes(doc)
+        return t, factors, classes, doc["code"]["length"]
+    from codes import from_bits
+
+    length = doc["code"]["length"]
+    words = [from_bits(w, length) for w in doc["code"]["words"]]
+    cf = {tuple(ch["pair"]): Fraction(ch["factor"]) for ch in doc["chains"]}
+    return len(words), list(cf.values()), pair_classes(words, length, cf), length
+
+
+def mutate_argument(doc: dict, rng: Random) -> str:
+    """One edit of a certificate's ``argument`` (and often its claim), in place, keeping it well formed:
+    a parameter (``s``, ``b``, ``g``, a ``μ_j``) nudged, a ``μ`` term added or dropped, the name changed
+    to another kind with the same parameters, a stated number or the claim moved. Often the stated
+    numbers are then recomputed by :func:`restate_argument` (hypotheses unchecked) and the claim raised
+    to them, as an attacker would: then only the hypotheses and the rank rules can catch the edit.
+    """
+    arg = doc["argument"]
+    t, _, classes, length = stated_pairs(doc)
+    params = [k for k in ("s", "b", "g") if k in arg] + [("mu", j) for j in range(len(arg.get("mu", [])))]
+    kind = rng.choice(["param"] * 4 + ["mu", "rename", "stated", "rank", "claim"])
+    if kind == "param" and params:
+        key = rng.choice(params)
+        if isinstance(key, tuple):
+            arg["mu"][key[1]] = nudge_rational(arg["mu"][key[1]], rng)
+        else:
+            arg[key] = nudge_rational(arg[key], rng)
+    elif kind == "mu" and "mu" in arg:
+        if arg["mu"] and rng.random() < 0.5:
+            del arg["mu"][rng.randrange(len(arg["mu"]))]
+        elif len(arg["mu"]) < 8:
+            arg["mu"].insert(rng.randrange(len(arg["mu"]) + 1), rational_text(Fraction(rng.randrange(-2, 6), 10 ** rng.randrange(3, 9))))
+    elif kind == "rename":
+        same = {"shifted": "null-shifted", "null-shifted": "shifted", "square": None, "square-kernel": None}[arg["name"]]
+        if same:
+            arg["name"] = same
+        elif arg["name"] == "square":
+            arg.update(name="square-kernel", mu=[rational_text(Fraction(1, 10 ** rng.randrange(3, 9)))])
+        else:
+            arg["name"] = "square"
+            del arg["mu"]
+    elif kind == "stated":
+        key = rng.choice(["frobenius_squared_at_most", "ratio"])
+        arg[key] = nudge_rational(arg[key], rng)
+    elif kind == "rank":
+        arg["rank_at_least"] = max(0, arg["rank_at_least"] + rng.choice([-2, -1, 1, 2]))
+    else:
+        doc["claim"]["rank_at_least"] = max(1, doc["claim"]["rank_at_least"] + rng.choice([-1, 1, 2]))
+        return kind
+    if classes is not None and rng.random() < 0.7 and kind != "stated" and kind != "rank":
+        doc["argument"] = arg = restate_argument(arg, t, classes, length)
+    if rng.random() < 0.5:
+        doc["claim"]["rank_at_least"] = max(doc["claim"]["rank_at_least"], arg["rank_at_least"])
+    return kind
+
+
+def rederive_argument_bound(doc: dict, trace_frobenius: int) -> int:
+    """What an accepted certificate proves, when only its ``argument`` and claim were edited from an accepted
+    base whose trace–Frobenius bound is ``trace_frobenius``: recomputed by ``certify.lemmas.sharper``
+    (AssertionError if the argument does not hold; the claim must be within the result)."""
+    arg = doc.get("argument")
+    t, factors, classes, length = stated_pairs(doc)
+    bound = trace_frobenius
+    if arg is not None and arg["name"] != "trace-frobenius":
+        bound = max(bound, rederive_argument(arg, t, factors, classes, length))
+    assert doc["claim"]["rank_at_least"] <= bound, (doc["claim"], bound)
     return bound
 
 

@@ -73,7 +73,7 @@ import pytest  # noqa: E402
 @pytest.mark.parametrize("table,family,rank,lower", [
     ("rank_nine_paper.rank13.table.json", "valid/rank_nine_paper.json", 13, 9),
     ("rank_nine_direct.rank14.table.json", "valid/shifted_rank_nine_direct.json", 14, 12),
-    ("hadamard24.rank32.table.json", None, 32, 29),
+    ("hadamard24.rank32.table.json", None, 32, 30),
 ])
 def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower, tmp_path):
     """docs/results.md, "Upper side": the committed tables solve their families at the stated exact rank.

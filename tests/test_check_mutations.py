@@ -15,9 +15,19 @@ from hypothesis import strategies as st
 from certify.check import CertificateError, check, content_hash
 
 from conftest import CORPUS
+from fuzzing import mutate_argument, rederive_argument_bound
 
 BASES = {name: json.loads((CORPUS / "valid" / name).read_text())
-         for name in ("small_paper.json", "small_paper_shifted.json", "small_paper_square.json")}
+         for name in ("small_paper.json", "small_paper_shifted.json", "small_paper_square.json",
+                      "small_paper_null_shifted.json", "small_paper_square_kernel.json")}
+# Certificates of every kind whose last step is an argument: their argument and claim get edited.
+ARGUMENT_BASES = {name: json.loads((CORPUS / "valid" / name).read_text())
+                  for name in ("small_paper_shifted.json", "small_paper_square.json", "small_paper_null_shifted.json",
+                               "small_paper_square_kernel.json", "compact_null_shifted_hadamard24.json",
+                               "compact_null_shifted_s_zero.json", "compact_square_kernel_integer_ratio.json",
+                               "compact_square_kernel_empty_mu.json", "compact_square_kernel_eight_terms.json",
+                               "compact_shifted_hadamard24.json", "um_null_shifted.json", "um_shifted_not_better.json",
+                               "um_square_kernel.json")}
 
 
 def leaves(node, path=()):
@@ -88,7 +98,7 @@ def proof_part(doc):
 @settings(max_examples=400)
 @given(st.integers(0, 2**32), st.integers(1, 3), st.sampled_from(sorted(BASES)))
 def test_point_edits_never_verify_a_claim_the_data_do_not_prove(seed, edits, name):
-    """Also on bases with a shifted or square ``argument`` (its parameters and stated numbers get edited too)."""
+    """Also on bases with an ``argument`` of each kind (its parameters, ``mu`` and stated numbers get edited too)."""
     BASE = BASES[name]
     PROVED = check(BASE).proved
     rng = random.Random(seed)
@@ -123,3 +133,30 @@ def test_any_edit_without_rehash_is_caught(seed, name):
         assert exc.exit_code in (1, 2)
     else:
         raise AssertionError("an edited certificate verified under its old hash")
+
+
+@settings(max_examples=400)
+@given(st.integers(0, 2**32), st.integers(1, 3), st.sampled_from(sorted(ARGUMENT_BASES)))
+def test_argument_edits_are_refused_or_proved_by_the_lemmas(seed, edits, name):
+    """Edits of the ``argument`` alone — ``s``, ``b``, ``g``, each ``μ_j`` nudged (also below 0 or to
+    ``s ≥ 1``), ``μ`` terms added or dropped, the kind renamed (shifted ↔ null-shifted, square ↔
+    square-kernel), the stated numbers or rank or the claim moved — most often with the stated numbers
+    recomputed to match (no hypothesis checked) and the claim raised to them. Whatever verifies must be
+    re-derived by ``certify.lemmas.sharper`` with every hypothesis of Theorem A / Lemma N, and prove its claim.
+    """
+    BASE = ARGUMENT_BASES[name]
+    base = check(BASE)
+    rng = random.Random(seed)
+    doc = copy.deepcopy(BASE)
+    kinds = [mutate_argument(doc, rng) for _ in range(edits)]
+    doc["sha256"] = content_hash(doc)
+    try:
+        verified = check(doc)
+    except CertificateError as exc:
+        event(f"exit {exc.exit_code} at {exc.step}")
+        assert exc.exit_code in (1, 2), (kinds, str(exc))
+        assert exc.exit_code == 1 or "argument" in str(exc), (kinds, str(exc))
+        return
+    event("verified" + (" (argument changed)" if doc["argument"] != BASE["argument"] else ""))
+    proved = rederive_argument_bound(doc, base.trace_frobenius)
+    assert verified.rank_at_least <= proved == verified.proved, (kinds, doc["argument"])

@@ -21,9 +21,9 @@ def test_rank_bound_compact_json_and_verify_expand(tmp_path):
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["version"] == 2 and summary["counts"]["inputs"] == 855
-    # the default last step is the sharpest (docs/math.md §5): shifted, r ≥ 11, beside trace–Frobenius's 9
-    assert summary["claim"]["rank_at_least"] == 11 and summary["trace_frobenius"] == 9
-    assert summary["argument"]["name"] == "shifted" and summary["argument"]["s"] == "1/8"
+    # the default last step is the sharpest (docs/math.md §5): null-shifted, r ≥ 12, beside trace–Frobenius's 9
+    assert summary["claim"]["rank_at_least"] == 12 and summary["trace_frobenius"] == 9
+    assert summary["argument"]["name"] == "null-shifted" and summary["argument"]["s"] == "1/8"
     fam = tmp_path / "fam.json"
     proc = run_cli("verify", str(out), "--expand", str(fam))
     assert proc.returncode == 0 and "855 inputs written" in proc.stdout
@@ -37,7 +37,7 @@ def test_check_kernel_accepts_a_compact_family(tmp_path):
     assert run_cli("rank-bound", "--code", "rank-nine", "--form", "compact", "--out", str(out)).returncode == 0
     proc = run_cli("check-kernel", str(ROOT / "docs" / "examples" / "rank15_solves.npz"), "--family", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "r ≥ 12: 435 inputs" in proc.stdout  # best chains and the shifted last step (docs/math.md §5)
+    assert "r ≥ 13: 435 inputs" in proc.stdout  # best chains and the null-shifted last step (docs/math.md §5)
 
 
 def test_rank_bound_from_a_code_file_with_unequal_weights(tmp_path):

@@ -16,6 +16,7 @@ from certify.search.codes import (
     result_certificate,
     search,
     seed_codes,
+    sharp_bound,
 )
 from codes import colex_words, distance_counts, hadamard_code
 
@@ -69,13 +70,17 @@ def test_search_result_is_exact_at_least_the_best_seed_and_certifies(m):
     result = search(m, seed=1, budget=2_000)
     F = factor_table(m)
     assert result.ratio == exact_ratio(result.code.words, m, F)
-    best_seed = max(r for _, _, r in result.seeds if r is not None)
-    assert result.ratio >= best_seed
+    # the score is the sharpest last step (docs/math.md §5), ties broken by R: the result is never below a seed
+    sharp = sharp_bound(result.code.words, m, F)
+    usable = [(result.seed_bounds[n], r) for n, _, r in result.seeds if r is not None]
+    assert usable and (sharp, result.ratio) >= max(usable)
+    assert all(b == sharp_bound(next(s.code.words for s in seed_codes(m) if s.name == n), m, F)
+               for n, b in list(result.seed_bounds.items())[:3])
     cert, plan, bound = result_certificate(result)
     v = check(cert)
     assert v.trace_frobenius == result.rank_at_least == bound.rank_at_least
-    # the last step written is the sharpest (docs/math.md §5): never below trace–Frobenius
-    assert v.proved == max(bound.rank_at_least, (cert.get("argument") or {}).get("rank_at_least", 0))
+    # the last step written is the sharpest: the score, and never below trace–Frobenius
+    assert v.proved == max(bound.rank_at_least, (cert.get("argument") or {}).get("rank_at_least", 0)) == sharp
     assert v.proved >= bound.rank_at_least
     assert result.how().startswith("seed ")
 
@@ -109,8 +114,12 @@ def test_the_same_seed_and_budget_give_the_same_code_and_certificate(m, budget):
 def test_every_step_is_counted_and_a_larger_budget_never_ends_lower():
     small, large = search(14, seed=2, budget=200), search(14, seed=2, budget=1_000)
     assert small.steps == 200 and large.steps == 1_000
-    # the first 200 steps are the same moves, and the search keeps the best code it has seen
-    assert large.ratio >= small.ratio
+    # the local search climbs R; the result is the best-scored of the seed it starts from and the code the
+    # local search ends with, so whatever the budget it is never below that seed's (score, R)
+    F = factor_table(14)
+    for result in (small, large):
+        start = max((result.seed_bounds[n], r) for n, _, r in result.seeds if r is not None)
+        assert (sharp_bound(result.code.words, 14, F), result.ratio) >= start
 
 
 def test_a_time_limit_that_fires_first_is_reported_as_not_reproducible(monkeypatch):

@@ -1,10 +1,11 @@
-"""The sharper arguments (docs/math.md §5): shifted and square trace–Frobenius, producers and checker.
+"""The sharper arguments (docs/math.md §5): shifted and square trace–Frobenius, the null-space
+step (null-shifted, Theorem A) and the square less a PSD kernel (square-kernel, Lemma N).
 
-Laws: neither argument ever bounds the rank of a nonnegative matrix with unit diagonal
+Laws: no argument ever bounds the rank of a nonnegative matrix with unit diagonal
 above its exact rank; the checker's recomputation (certify/check.py) and the library's
 (certify/lemmas/sharper.py), written separately, agree; the chosen shift is optimal on
-a grid; the issue's bounds are certified and an over-claim by one is refused, naming
-the argument.
+a grid; Theorem A is sharp on the closed box; the issue's bounds are certified and an
+over-claim by one is refused, naming the argument.
 """
 from __future__ import annotations
 
@@ -42,12 +43,65 @@ def _checker_arg(a: S.Argument) -> dict:
     return dict({"name": a.name}, **a.params)
 
 
+def _classes(fs: dict) -> dict:
+    """``{(F, d): count}`` for arguments that read only ``F`` (the distance is then irrelevant)."""
+    return {(f, 0): c for f, c in fs.items()}
+
+
 @settings(max_examples=150, deadline=None)
 @given(families(), st.fractions(min_value=0, max_value=Fraction(49, 50), max_denominator=50))
 def test_checker_and_library_agree_on_the_shift(fam, s):
     t, fs = fam
     a = S.shifted(t, fs, s)
-    assert C._argument_bound(t, fs, _checker_arg(a)) == (a.frobenius_squared, a.ratio, a.rank_at_least)
+    assert C._argument_bound(t, _classes(fs), _checker_arg(a), None) == (a.frobenius_squared, a.ratio, a.rank_at_least)
+    n = S.null_shifted(t, fs, s)
+    assert C._argument_bound(t, _classes(fs), _checker_arg(n), None) == (n.frobenius_squared, n.ratio, n.rank_at_least)
+    assert n.ratio == a.ratio and n.rank_at_least == min(t, a.ratio.numerator // a.ratio.denominator + 1)
+    assert n.rank_at_least >= a.rank_at_least + 1  # ⌊R⌋ + 1 > ⌈R⌉ − 1, and R ≤ t − … keeps ⌈R⌉ − 1 < t
+
+
+@st.composite
+def classed_families(draw, max_t: int = 12):
+    """``(t, {(F, d): count}, length)``: pairs counted by chain factor and directed distance ``d ≤ length/2``."""
+    t, fs = draw(families(max_t))
+    length = draw(st.integers(4, 40))
+    out: dict = {}
+    for f, c in fs.items():
+        d = draw(st.integers(1, length // 2))
+        out[(f, d)] = out.get((f, d), 0) + c
+    return t, out, length
+
+
+kernels = st.lists(st.fractions(0, Fraction(1, 50), max_denominator=10**4), max_size=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(classed_families(), st.fractions(-2, 2, max_denominator=60), st.fractions(-1, 1, max_denominator=60), kernels)
+def test_checker_and_library_agree_on_the_square_with_a_kernel(fam, b, g, mu):
+    t, classes, length = fam
+    m0 = sum(v * length ** j for j, v in enumerate(mu, 1))
+    assume(1 + b + g > m0)
+    a = S.square_kernel(t, classes, length, b, g, mu)
+    arg = dict(_checker_arg(a), mu=tuple(a.params["mu"]))
+    assert C._argument_bound(t, classes, arg, length) == (a.frobenius_squared, a.ratio, a.rank_at_least)
+    if not mu:  # no kernel: exactly the square argument
+        assert (a.ratio, a.rank_at_least) == (S.square(t, S.factors_of(classes), b, g).ratio,
+                                              S.square(t, S.factors_of(classes), b, g).rank_at_least)
+
+
+def test_the_kernel_hypotheses_are_refused_by_name():
+    t, classes, length = 15, {(Fraction(5), 6): 210}, 24
+    base = {"name": "square-kernel", "b": Fraction(-1, 5), "g": Fraction(1, 100)}
+    with pytest.raises(C.CertificateRejected, match=r"μ_2 = -1/1000 < 0"):
+        C._argument_bound(t, classes, dict(base, mu=(Fraction(0), Fraction(-1, 1000))), length)
+    with pytest.raises(C.CertificateRejected, match="Lemma N needs m₀ < 1 \\+ b \\+ g"):
+        C._argument_bound(t, classes, dict(base, mu=(Fraction(1, 20),)), length)  # m₀ = 24/20 > 1 − 1/5 + 1/100
+    with pytest.raises(C.CertificateRejected, match="several weights"):
+        C._argument_bound(t, classes, dict(base, mu=()), None)
+    with pytest.raises(C.CertificateRejected, match="Theorem A needs 0 ≤ s < 1"):
+        C._argument_bound(t, classes, {"name": "null-shifted", "s": Fraction(-1, 10)}, None)
+    with pytest.raises(ValueError):
+        S.square_kernel(t, classes, length, base["b"], base["g"], [Fraction(-1, 1000)])
 
 
 @settings(max_examples=150, deadline=None)
@@ -56,17 +110,18 @@ def test_checker_and_library_agree_on_the_square(fam, b, g):
     assume(1 + b + g != 0)
     t, fs = fam
     a = S.square(t, fs, b, g)
-    assert C._argument_bound(t, fs, _checker_arg(a)) == (a.frobenius_squared, a.ratio, a.rank_at_least)
+    assert C._argument_bound(t, _classes(fs), _checker_arg(a), None) == (a.frobenius_squared, a.ratio, a.rank_at_least)
 
 
 @settings(max_examples=40, deadline=None)
 @given(families())
 def test_the_chosen_shift_is_best_on_a_grid_and_the_best_argument_never_below_trace_frobenius(fam):
     t, fs = fam
-    best = S.best_shift(t, fs)
+    best, null = S.best_shift(t, fs), S.best_null_shift(t, fs)
     for k in range(0, 100):
         assert S.shifted(t, fs, Fraction(k, 100)).rank_at_least <= best.rank_at_least
-    assert S.best_argument(t, fs).rank_at_least >= S.trace_frobenius(t, fs).rank_at_least
+        assert S.null_shifted(t, fs, Fraction(k, 100)).rank_at_least <= null.rank_at_least
+    assert S.best_argument(t, fs).rank_at_least >= null.rank_at_least >= S.trace_frobenius(t, fs).rank_at_least
 
 
 def test_quadratic_maximum_is_at_an_end_point_or_the_vertex():
@@ -115,30 +170,60 @@ def low_rank_nonnegative(draw):
                 c = Cm[i][j]
                 f = max(Fraction(1), slack / c) if c else Fraction(10**4)
                 fs[f] = fs.get(f, 0) + 1
-    return t, Cm, fs
+    # the sets as words of length ρ and one weight w: a pair's directed distance is w − |S ∩ U|
+    classes: dict = {}
+    for i in range(t):
+        for j in range(t):
+            if i != j:
+                c = Cm[i][j]
+                key = (max(Fraction(1), slack / c) if c else Fraction(10**4), w - len(set(chosen[i]) & set(chosen[j])))
+                classes[key] = classes.get(key, 0) + 1
+    return t, Cm, fs, classes, rho
 
 
 @settings(max_examples=60, deadline=None)
-@given(low_rank_nonnegative())
-def test_no_argument_ever_exceeds_the_exact_rank(case):
+@given(low_rank_nonnegative(), kernels)
+def test_no_argument_ever_exceeds_the_exact_rank(case, mu):
     from flint import fmpq, fmpq_mat
 
-    t, Cm, fs = case
+    t, Cm, fs, classes, rho = case
     rank = fmpq_mat(t, t, [fmpq(x.numerator, x.denominator) for row in Cm for x in row]).rank()
-    for a in (S.trace_frobenius(t, fs), S.best_shift(t, fs), S.best_square(t, fs)):
+    found = [S.trace_frobenius(t, fs), S.best_shift(t, fs), S.best_square(t, fs), S.best_null_shift(t, fs),
+             S.best_square_kernel(t, classes, rho)]
+    b, g = Fraction(-1, 8), Fraction(1, 200)
+    if 1 + b + g > sum(v * rho ** j for j, v in enumerate(mu, 1)):
+        found.append(S.square_kernel(t, classes, rho, b, g, mu))
+    for a in found:
         assert a.rank_at_least <= rank, (a.label(), a.rank_at_least, rank)
+
+
+def test_theorem_a_is_sharp_on_the_closed_box():
+    """``I + (J − J_blocks)/5`` (three blocks of five): every off-diagonal entry in ``[0, 1/5]``, rank 13 —
+    and Theorem A proves 13 from ``F = 5`` on all 210 pairs (docs/math.md §5): nothing that uses only the
+    box can prove 14. (The certificate's box is open, ``C_SU < 1/5``; the example sits on its boundary.)"""
+    from flint import fmpq, fmpq_mat
+
+    t = 15
+    entries = [fmpq(1) if i == j else fmpq(0) if i // 5 == j // 5 else fmpq(1, 5) for i in range(t) for j in range(t)]
+    assert fmpq_mat(t, t, entries).rank() == 13
+    assert S.best_null_shift(t, {Fraction(5): 210}).rank_at_least == 13
 
 
 # --------------------------------------------------------------------------- the issue's bounds, end to end
 
 
 def test_issue_bounds_are_certified_and_over_claims_rejected():
-    """Paper family r ≥ 11, direct r ≥ 12 (shifted); hadamard24 r ≥ 29 (shifted), through check.py."""
-    h24 = load_code("hadamard24")
+    """Paper family r ≥ 12, direct r ≥ 13, hadamard24 r ≥ 30 (null-shifted), golay24 r ≥ 53 (square-kernel),
+    through check.py; and the older last steps on the same data (11, 12, 29: shifted)."""
+    h24, g24 = load_code("hadamard24"), load_code("golay24")
     cases = [
-        (rank_nine_certificate("paper", argument="best"), 9, 11, "shifted (s = 1/8)"),
-        (rank_nine_certificate("direct", argument="best"), 10, 12, "shifted (s = 1/10)"),
-        (build_compact_certificate(h24, make_plan(h24, "best"), argument="best"), 17, 29, "shifted (s = 1/10)"),
+        (rank_nine_certificate("paper", argument="best"), 9, 12, "null-shifted (s = 1/8)"),
+        (rank_nine_certificate("direct", argument="best"), 10, 13, "null-shifted (s = 1/10)"),
+        (build_compact_certificate(h24, make_plan(h24, "best"), argument="best"), 17, 30, "null-shifted (s = 1/10)"),
+        (build_compact_certificate(g24, make_plan(g24, "best"), argument="best"), 21, 53, "square-kernel (b = "),
+        (rank_nine_certificate("paper", argument="shifted"), 9, 11, "shifted (s = 1/8)"),
+        (rank_nine_certificate("direct", argument="shifted"), 10, 12, "shifted (s = 1/10)"),
+        (build_compact_certificate(h24, make_plan(h24, "best"), argument="shifted"), 17, 29, "shifted (s = 1/10)"),
     ]
     for cert, tf, sharp, label in cases:
         v = C.check(cert)
@@ -149,7 +234,7 @@ def test_issue_bounds_are_certified_and_over_claims_rejected():
         over["sha256"] = C.content_hash(over)
         with pytest.raises(C.CertificateRejected) as info:
             C.check(over)
-        assert info.value.step == "claim" and f"the {label} argument gives r ≥ {sharp}" in str(info.value)
+        assert info.value.step == "claim" and f"the {label}" in str(info.value) and f"gives r ≥ {sharp}" in str(info.value)
 
 
 def test_golay24_square_certificate_in_the_corpus_proves_fifty_and_not_fifty_one():
@@ -160,15 +245,15 @@ def test_golay24_square_certificate_in_the_corpus_proves_fifty_and_not_fifty_one
 
 
 def test_producers_refuse_a_claim_above_both_bounds():
-    with pytest.raises(CertificateBuildError, match="proves r ≥ 11 .trace–Frobenius 9, shifted .s = 1/8. 11., not r ≥ 12"):
-        rank_nine_certificate("paper", rank_at_least=12, argument="best")
+    with pytest.raises(CertificateBuildError, match="proves r ≥ 12 .trace–Frobenius 9, null-shifted .s = 1/8. 12., not r ≥ 13"):
+        rank_nine_certificate("paper", rank_at_least=13, argument="best")
 
 
 def test_expanding_a_compact_sharper_certificate_keeps_its_argument():
     code = load_code("rank-nine")
     cert = build_compact_certificate(code, make_plan(code, "paper"), argument="best")
     explicit = expand_certificate(cert)
-    assert explicit["argument"] == cert["argument"] and C.check(explicit).proved == 11
+    assert explicit["argument"] == cert["argument"] and C.check(explicit).proved == 12
 
 
 def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(tmp_path):
@@ -178,8 +263,8 @@ def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(t
     doc = json.loads(proc.stdout)
     assert doc["claim"]["rank_at_least"] == 9 and "argument" not in json.loads(out.read_text())
     sharp = tmp_path / "r9.sharper.cert.json"
-    assert doc["sharper"]["out"] == str(sharp) and doc["sharper"]["claim"]["rank_at_least"] == 11
-    assert C.check_file(str(sharp)).proved == 11
+    assert doc["sharper"]["out"] == str(sharp) and doc["sharper"]["claim"]["rank_at_least"] == 12
+    assert C.check_file(str(sharp)).proved == 12 and doc["sharper"]["argument"]["name"] == "null-shifted"
     same = tmp_path / "same.cert.json"
     proc = run_cli("rank-nine", "--out", str(same), "--sharper-out", str(same))
     assert proc.returncode == 2 and "need two files" in proc.stderr and not same.exists()  # refused before writing
@@ -191,7 +276,7 @@ def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(t
 def test_rank_bound_prints_both_bounds_and_obeys_the_argument_option(tmp_path):
     proc = run_cli("rank-bound", "--code", "hadamard24", "--out", str(tmp_path / "h.json"))
     assert proc.returncode == 0, proc.stderr
-    assert "bounds      trace–Frobenius: r ≥ 17; shifted (s = 1/10): r ≥ 29" in proc.stdout
+    assert "bounds      trace–Frobenius: r ≥ 17; null-shifted (s = 1/10): r ≥ 30" in proc.stdout
     proc = run_cli("rank-bound", "--code", "hadamard24", "--argument", "trace-frobenius", "--out", str(tmp_path / "t.json"))
     assert proc.returncode == 0 and "argument" not in json.loads((tmp_path / "t.json").read_text())
     assert C.check_file(str(tmp_path / "t.json")).proved == 17
@@ -202,8 +287,8 @@ def test_unique_minimizer_gets_the_sharper_argument(tmp_path):
     proc = run_cli("unique-minimizer", "--code", "hadamard:32:31", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["claim"]["rank_at_least"] == 16 and doc["arithmetic"]["rank_at_least"] == 9
-    assert doc["argument"]["name"] == "shifted" and C.check_file(str(out)).proved == 16
+    assert doc["claim"]["rank_at_least"] == 17 and doc["arithmetic"]["rank_at_least"] == 9
+    assert doc["argument"]["name"] == "null-shifted" and C.check_file(str(out)).proved == 17
 
 
 def test_certify_bounds_shift_is_the_lemma_on_uniform_factors_and_at_most_a_factor_four_on_lambda_squared():
@@ -256,7 +341,7 @@ def test_the_schema_refuses_argument_shapes_the_checker_refuses(name):
 def test_an_argument_over_too_many_distinct_factors_is_refused_before_its_sums():
     fs = {Fraction(k + 1): 1 for k in range(C.MAX_ARGUMENT_FACTORS + 1)}
     with pytest.raises(C.CertificateLimitError, match="distinct chain factors"):
-        C._argument_bound(3, fs, {"name": "shifted", "s": Fraction(1, 8)})
+        C._argument_bound(3, _classes(fs), {"name": "shifted", "s": Fraction(1, 8)}, None)
 
 
 def test_chosen_parameters_are_always_spellable_in_a_certificate():

@@ -109,6 +109,11 @@ class CodeBound:
             out[self.factors[d]] = out.get(self.factors[d], 0) + count
         return out
 
+    @property
+    def classes(self) -> dict[tuple[Fraction, int], int]:
+        """``(F, d)`` → ordered pairs at directed distance ``d`` (what ``square-kernel`` reads)."""
+        return {(self.factors[d], d): count for d, count in self.pairs.items()}
+
 
 def code_bound(code, plan: GapPlan, length: int = 3, error=HALF, pairs: Mapping[int, int] | None = None) -> CodeBound:
     """The certified bound of ``code`` under ``plan``, from its distance distribution (exact).

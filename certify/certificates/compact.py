@@ -26,7 +26,7 @@ Traceback (most recent call last):
 ...
 certify.certificates.producer.CertificateBuildError: the code and plan prove r ≥ 10, not r ≥ 11
 >>> build_compact_certificate(code, make_plan(code, "best"), argument="best")["argument"]["rank_at_least"]
-12
+13
 """
 from __future__ import annotations
 
@@ -116,7 +116,8 @@ def build_compact_certificate(
     eps = exact(error, "error")
     check_compact_limits(code.size, plan, code.length)
     b = bound if bound is not None else code_bound(code, plan, length, eps)
-    claimed, arg = settle_claim(b.t, b.by_factor, b.rank_at_least, rank_at_least, argument, "the code and plan prove")
+    claimed, arg = settle_claim(b.t, b.by_factor, b.rank_at_least, rank_at_least, argument, "the code and plan prove",
+                                classes=b.classes, length=code.length if code.weight is not None else None)
     progress = Progress("counting the generated family (queries)", total=code.size)
     try:
         n_jumps, n_inputs = planned_counts(code, plan, progress.update)

@@ -42,6 +42,7 @@ __all__ = [
     "settle_claim",
     "argument_lines",
     "certificate_factors",
+    "certificate_classes",
     "tried_lines",
     "proved_bound",
     "rank_nine_certificate",
@@ -70,7 +71,7 @@ def build_certificate(
         ``ε``: the claim is about heads with error ``< ε`` on every input of the family.
     rank_at_least : int, optional
         The claimed bound; default: the bound the family proves.
-    argument : {None, "best", "trace-frobenius", "shifted", "square"} or Argument
+    argument : {None, "best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"} or Argument
         The final step (docs/math.md §5; :func:`certify.lemmas.sharper.choose`): ``None``
         writes plain trace–Frobenius (no ``argument`` field), ``"best"`` the sharpest.
 
@@ -95,8 +96,11 @@ def build_certificate(
 
 
 def settle_claim(t: int, factors: dict[Fraction, int], tf_bound: int, rank_at_least: int | None, argument,
-                 what: str = "the family proves"):
+                 what: str = "the family proves", classes: dict | None = None, length: int | None = None):
     """``(claim, Argument or None)``: the argument chosen for these factors and the claim it allows.
+
+    ``classes`` (``{(F, d): pairs}``) and ``length`` (for a code of one weight) make
+    ``square-kernel`` available (:func:`certify.lemmas.sharper.choose`).
 
     Raises
     ------
@@ -104,7 +108,7 @@ def settle_claim(t: int, factors: dict[Fraction, int], tf_bound: int, rank_at_le
         If ``rank_at_least`` exceeds the larger of the trace–Frobenius and the argument's bound.
     """
     try:
-        arg = choose(t, factors, argument)
+        arg = choose(t, factors, argument, classes, length)
     except ValueError as exc:
         raise CertificateBuildError(str(exc)) from None
     proved = tf_bound if arg is None else max(tf_bound, arg.rank_at_least)
@@ -133,7 +137,12 @@ def assemble(fmt: str, version: int, claim: dict[str, Any], family: WitnessFamil
     chain_factors = [chain_factor(jump_factor[j] for j in ch.jumps) for ch in family.chains]
     t = code.size
     proved = certified_rank(t, chain_factors)
-    claimed, arg = settle_claim(t, dict(Counter(chain_factors)), proved, rank_at_least, argument)
+    words = code.words
+    full = (1 << m) - 1
+    classes = dict(Counter((f, (words[ch.source] & (full ^ words[ch.target])).bit_count())
+                           for ch, f in zip(family.chains, chain_factors)))
+    claimed, arg = settle_claim(t, dict(Counter(chain_factors)), proved, rank_at_least, argument,
+                                classes=classes, length=m if code.weight is not None else None)
     sigma = sum_inverse_squares(chain_factors)
     bits = lambda x: format(x, f"0{m}b")[::-1]  # noqa: E731 - local shorthand
     cert: dict[str, Any] = {
@@ -185,7 +194,7 @@ def rank_nine_certificate(plan: str = "paper", rank_at_least: int | None = None,
     """The rank-nine certificate: the fixed 15-word code, chains by ``plan``, length 3, ε = 1/2 (§6.1).
 
     ``argument=None`` is the paper's own plan (trace–Frobenius, r ≥ 9 with paper chains);
-    ``"best"`` the sharpest argument on the same family (shifted, r ≥ 11).
+    ``"best"`` the sharpest argument on the same family (null-shifted, r ≥ 12; docs/math.md §5).
     """
     return build_certificate(rank_nine_family(plan), HALF, rank_at_least, argument)
 
@@ -287,12 +296,27 @@ def describe(cert: dict[str, Any]) -> list[str]:
 
 def certificate_factors(cert: dict[str, Any]) -> tuple[int, dict[Fraction, int]]:
     """``(t, {F: pairs})`` of a certificate of any kind, from its chains (listed) or plan entries (compact)."""
+    from ..lemmas.sharper import factors_of
+
+    t, classes, _ = certificate_classes(cert)
+    return t, factors_of(classes)
+
+
+def certificate_classes(cert: dict[str, Any]) -> tuple[int, dict[tuple[Fraction, int], int], int | None]:
+    """``(t, {(F, d): pairs}, length)`` of a certificate: chain factor and directed distance of every
+    ordered pair, and the code's length when its words have one weight (else ``None``)."""
+    words = [int(w[::-1], 2) for w in cert["code"]["words"]]
+    length = cert["code"]["length"]
+    one_weight = len({w.bit_count() for w in words}) == 1
     if "plan" in cert:
-        out: dict[Fraction, int] = {}
+        out: dict[tuple[Fraction, int], int] = {}
         for e in cert["plan"]["entries"]:
-            out[Fraction(e["factor"])] = out.get(Fraction(e["factor"]), 0) + e["pairs"]
-        return cert["arithmetic"]["t"], out
-    return cert["arithmetic"]["t"], dict(Counter(Fraction(c["factor"]) for c in cert["chains"]))
+            out[(Fraction(e["factor"]), e["distance"])] = e["pairs"]
+        return cert["arithmetic"]["t"], out, length if one_weight else None
+    full = (1 << length) - 1
+    classes = Counter((Fraction(c["factor"]), (words[c["pair"][0]] & (full ^ words[c["pair"][1]])).bit_count())
+                      for c in cert["chains"])
+    return cert["arithmetic"]["t"], dict(classes), length if one_weight else None
 
 
 def tried_lines(cert: dict[str, Any]) -> list[str]:
@@ -300,15 +324,16 @@ def tried_lines(cert: dict[str, Any]) -> list[str]:
 
     Nothing if the certificate has an ``argument`` (:func:`argument_lines` shows it).
     """
-    from ..lemmas.sharper import best_shift, best_square
+    from ..lemmas.sharper import best_null_shift, best_shift, best_square, best_square_kernel
 
     if cert.get("argument"):
         return []
-    t, fs = certificate_factors(cert)
+    t, classes, length = certificate_classes(cert)
+    fs = certificate_factors(cert)[1]
     tried = []
-    for best in (best_shift, best_square):
+    for best in (best_shift, best_square, best_null_shift, best_square_kernel):
         try:
-            a = best(t, fs)
+            a = best_square_kernel(t, classes, length) if best is best_square_kernel else best(t, fs)
         except ValueError:
             continue
         tried.append(f"{a.label()}: r ≥ {a.rank_at_least}")
@@ -337,19 +362,38 @@ def argument_lines(cert: dict[str, Any]) -> list[str]:
     approx = f" ≈ {float(ratio):.4f}" if ratio.denominator != 1 else ""
     k = -(-ratio.numerator // ratio.denominator)
     pad = " " * 12
+    frob = show_number(Fraction(a["frobenius_squared_at_most"]))
     if a["name"] == "shifted":
         s = Fraction(a["s"])
         lines = [f"{'argument':<12}shifted, s = {a['s']}: M = C − sJ has rank M ≤ rank C + 1, M_SS = 1 − s = {1 - s},",
                  f"{pad}|M_SU| ≤ max(s, 1/F − s)  (0 ≤ C_SU < 1/F: the kernel is nonnegative)",
-                 f"{pad}‖M‖_F² ≤ {t}·(1 − s)² + Σ max(s, 1/F − s)² = {show_number(Fraction(a['frobenius_squared_at_most']))}",
+                 f"{pad}‖M‖_F² ≤ {t}·(1 − s)² + Σ max(s, 1/F − s)² = {frob}",
                  f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  rank(C) ≥ ⌈{show_number(ratio)}⌉ − 1 = {k - 1}"
                  f"  ⇒  r ≥ {a['rank_at_least']}"]
-    else:
+    elif a["name"] == "null-shifted":
+        lines = [f"{'argument':<12}null-shifted, s = {a['s']} (Theorem A): Π the projector on ker C, k = t − rank C;",
+                 f"{pad}tr(CΠ) = 0, 0 ≤ C_SU < 1/F and s⟨J, Π⟩ ≥ 0 give (1 − s)k < Σ max(s, 1/F − s)·|Π_SU| if k ≥ 1",
+                 f"{pad}t·(1 − s)² + Σ max(s, 1/F − s)² = {frob};  R = {show_number(ratio)}{approx}",
+                 f"{pad}Cauchy–Schwarz  ⇒  rank(C) > R or C invertible  ⇒  rank(C) ≥ min(t, ⌊R⌋ + 1) = "
+                 f"{a['rank_at_least']}  ⇒  r ≥ {a['rank_at_least']}"]
+    elif a["name"] == "square":
         b, g = Fraction(a["b"]), Fraction(a["g"])
         lines = [f"{'argument':<12}square, b = {a['b']}, g = {a['g']}: M = C∘C + bC + gJ has rank M ≤ binom(rank C + 2, 2),",
                  f"{pad}M_SS = 1 + b + g = {show_number(1 + b + g)}, |M_SU| ≤ max |x² + bx + g| over x ∈ [0, 1/F]",
-                 f"{pad}‖M‖_F² ≤ {t}·(1 + b + g)² + Σ max |x² + bx + g|² = {show_number(Fraction(a['frobenius_squared_at_most']))}",
+                 f"{pad}‖M‖_F² ≤ {t}·(1 + b + g)² + Σ max |x² + bx + g|² = {frob}",
                  f"{pad}(tr M)² / ‖M‖_F² ≥ {show_number(ratio)}{approx}  ⇒  binom(r+2, 2) ≥ {k:,}  ⇒  r ≥ {a['rank_at_least']}"]
+    else:
+        b, g = Fraction(a["b"]), Fraction(a["g"])
+        mu = [Fraction(v) for v in a["mu"]]
+        m = cert["code"]["length"]
+        m0 = sum((v * m ** j for j, v in enumerate(mu, 1)), Fraction(0))
+        lines = [f"{'argument':<12}square-kernel, b = {a['b']}, g = {a['g']}, μ = [{', '.join(a['mu'])}] (Lemma N):",
+                 f"{pad}A = C∘C + bC + gJ has rank A ≤ binom(rank C + 2, 2); K = Σ_j μ_j Y^(∘j) (Y: Gram matrix of the",
+                 f"{pad}±1 code words, y = {m} − 4d at distance d) is positive semidefinite with diagonal m₀ = {show_number(m0)}",
+                 f"{pad}(A − K)_SS = 1 + b + g − m₀ = {show_number(1 + b + g - m0)}, |(A − K)_SU| ≤ max |x² + bx + g − K_y| "
+                 "over x ∈ [0, 1/F]",
+                 f"{pad}t·(1 + b + g − m₀)² + Σ max² = {frob};  ratio ≥ {show_number(ratio)}{approx}  ⇒  "
+                 f"binom(r+2, 2) ≥ {k:,}  ⇒  r ≥ {a['rank_at_least']}"]
     lines.append(f"{'bounds':<12}trace–Frobenius: r ≥ {cert['arithmetic']['rank_at_least']}; "
                  f"{Argument.from_json(a).label()}: r ≥ {a['rank_at_least']}")
     return lines

@@ -84,7 +84,7 @@ def rank_bound_certificate(
         :data:`EXPLICIT_MAX_INPUTS` inputs, else compact. Version 1 requires one weight.
     bound : CodeBound, optional
         :func:`code_bound` of the same code, plan, length and error, if already computed.
-    argument : {None, "best", "trace-frobenius", "shifted", "square"} or Argument
+    argument : {None, "best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"} or Argument
         The final step (docs/math.md §5): ``None`` is plain trace–Frobenius, ``"best"`` the
         sharpest (:func:`certify.lemmas.sharper.choose`).
 

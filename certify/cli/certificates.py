@@ -11,10 +11,12 @@ from .common import InputError, Rejected, _echo_written, _write_and_reverify, cl
 
 
 _ARGUMENT_OPTION = click.option(
-    "--argument", "argument", type=click.Choice(["best", "trace-frobenius", "shifted", "square"]), default="best",
+    "--argument", "argument",
+    type=click.Choice(["best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"]), default="best",
     show_default=True,
     help="The last step (docs/math.md §5): trace-frobenius on C (the paper's), shifted (C − sJ), square "
-         "(C∘C + bC + gJ), or best: whichever proves most, parameters chosen exactly.")
+         "(C∘C + bC + gJ), null-shifted (Theorem A: the null space of C), square-kernel (the square less a "
+         "positive semidefinite kernel; codes of one weight), or best: whichever proves most, parameters chosen exactly.")
 
 
 def _sharper_path(out: str) -> str:
@@ -38,7 +40,7 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
     The fixed 15-word code (length 24, weight 12, directed distance 6) with one chain
     per ordered pair; `paper` certifies r ≥ 9, `direct` r ≥ 10, by the paper's
     trace–Frobenius step. Beside it goes a second certificate of the same family whose
-    last step is sharper (docs/math.md §5): r ≥ 11 (paper chains), r ≥ 12 (direct).
+    last step is sharper (docs/math.md §5, Theorem A): r ≥ 12 (paper chains), r ≥ 13 (direct).
     """
     from witnesses import rank_nine_family
 
@@ -291,7 +293,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
 
     Every ordered pair of codewords gets a chain of jumps chosen by the plan; the
     last step that proves most from the chain factors (--argument best: trace–Frobenius,
-    shifted or square, docs/math.md §5) is written as a certificate (explicit for small
+    shifted, square, null-shifted or square-kernel, docs/math.md §5) is written as a certificate (explicit for small
     families, compact for large ones) and re-checked by the independent checker; both
     the trace–Frobenius bound and the sharper one are printed.
     """
@@ -352,8 +354,10 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
 
     Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
-    maximum cliques, padded shorter codes) are evaluated exactly, then a local search
-    over words adds, removes and swaps words while the exact bound rises (docs/results.md).
+    maximum cliques, padded shorter codes) are evaluated exactly and scored by the sharpest
+    last step (docs/math.md §5), then a local search over words adds, removes and swaps
+    words while the exact trace–Frobenius ratio rises; of the codes it ends with, the one
+    of the sharpest bound is kept (docs/results.md).
     The work is counted in steps (--budget), so a seed and budget reproduce the code.
     """
     from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
@@ -376,14 +380,16 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
         progress.close()
     out = out or f"search-m{m}.cert.json"
     verified, size = _write_and_reverify(cert, out, proved_bound(cert))
-    best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: s[2], default=None)
+    scores = result.seed_bounds  # the search starts from the seed of the sharpest bound (ties: the larger R)
+    best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: (scores.get(s[0], 0), s[2]), default=None)
     if as_json:
         click.echo(strict_json({
             "m": m, "claim": cert["claim"], "how": result.how(), "seconds": round(result.seconds, 3),
             "seed": seed, "budget": budget, "steps": result.steps, "time_capped": result.time_capped,
             "trimmed_from": result.trimmed_from, "total_seconds": round(time.monotonic() - started, 3),
             "reproducible": result.reproducible,
-            "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r)} for n, t, r in result.seeds],
+            "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r),
+                       "rank_at_least": scores.get(n) if r is not None else None} for n, t, r in result.seeds],
             "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
             "argument": cert.get("argument"), "version": cert["version"], "out": out,
             "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
@@ -394,7 +400,8 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     if best_seed is not None:
         r = best_seed[2]
         click.echo(f"  seeds       {len(result.seeds)} codes evaluated; best: {best_seed[0]} ({best_seed[1]:,} words, "
-                   f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1})")
+                   f"R ≈ {r.numerator / r.denominator:.4f} ⇒ r ≥ {r.numerator // r.denominator + 1}; sharpest last step "
+                   f"r ≥ {scores.get(best_seed[0], '?')})")
     click.echo(f"  how         {result.how()}")
     if result.time_capped:
         click.echo(f"  budget      cut short by --time-limit {time_limit:g} after {result.steps:,} of {budget:,} steps: "

@@ -57,13 +57,21 @@ __all__ = [
     "best_shift",
     "best_square",
     "best_argument",
+    "null_shifted",
+    "square_kernel",
+    "best_null_shift",
+    "best_square_kernel",
+    "factors_of",
     "CHOICES",
     "choose",
 ]
 
 #: The names a certificate's ``argument`` may have (docs/certificate-format.md, "argument").
-ARGUMENTS = ("trace-frobenius", "shifted", "square")
-_PARAMETERS = {"trace-frobenius": (), "shifted": ("s",), "square": ("b", "g")}
+ARGUMENTS = ("trace-frobenius", "shifted", "square", "null-shifted", "square-kernel")
+_PARAMETERS = {"trace-frobenius": (), "shifted": ("s",), "square": ("b", "g"), "null-shifted": ("s",),
+               "square-kernel": ("b", "g", "mu")}
+#: The most kernel terms ``μ_1 … μ_k`` a certificate may carry (``certify.check.MAX_KERNEL_TERMS``).
+MAX_KERNEL_TERMS = 8
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,7 @@ class Argument:
         """``'shifted (s = 1/8)'``, ``'square (b = -178/577, g = 11/925)'`` or ``'trace–Frobenius'``."""
         if self.name == "trace-frobenius":
             return "trace–Frobenius"
-        return f"{self.name} ({', '.join(f'{k} = {_text(v)}' for k, v in self.params.items())})"
+        return f"{self.name} ({', '.join(_param_text(k, v) for k, v in self.params.items())})"
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any] | None) -> "Argument":
@@ -95,14 +103,15 @@ class Argument:
         name = obj["name"]
         if name not in ARGUMENTS:
             raise ValueError(f"unknown argument {name!r}")
-        return cls(name, {k: Fraction(obj[k]) for k in _PARAMETERS[name]})
+        return cls(name, {k: (tuple(Fraction(v) for v in obj[k]) if k == "mu" else Fraction(obj[k]))
+                          for k in _PARAMETERS[name]})
 
     def to_json(self) -> dict[str, Any] | None:
         """The certificate's ``argument`` object; ``None`` for trace–Frobenius (the field is then omitted)."""
         if self.name == "trace-frobenius":
             return None
         out: dict[str, Any] = {"name": self.name}
-        out.update({k: _text(v) for k, v in self.params.items()})
+        out.update({k: ([_text(x) for x in v] if k == "mu" else _text(v)) for k, v in self.params.items()})
         out.update(frobenius_squared_at_most=_text(self.frobenius_squared), ratio=_text(self.ratio),
                    rank_at_least=self.rank_at_least)
         return out
@@ -110,6 +119,12 @@ class Argument:
 
 def _text(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def _param_text(key: str, value) -> str:
+    if key == "mu":
+        return f"μ = [{', '.join(_text(v) for v in value)}]"
+    return f"{key} = {_text(value)}"
 
 
 def _factors(factors: Mapping) -> dict[Fraction, int]:
@@ -161,6 +176,77 @@ def shifted(t: int, factors: Mapping, s) -> Argument:
     return Argument("shifted", {"s": s}, frob, ratio, _ceil(ratio) - 1)
 
 
+def null_shifted(t: int, factors: Mapping, s) -> Argument:
+    """Theorem A (docs/math.md §5, "The null-space step"): the ratio ``R`` of :func:`shifted`, and
+    ``rank C ≥ min(t, ⌊R⌋ + 1)``.
+
+    The projector ``Π`` onto ``ker C`` has ``tr(CΠ) = 0``; with ``C ≥ 0``, ``C_SU < 1/F`` and
+    ``s⟨J, Π⟩ ≥ 0`` this gives ``t − rank C < t − R`` whenever the kernel is not trivial.
+
+    >>> from fractions import Fraction
+    >>> a = null_shifted(15, {Fraction(4): 210}, Fraction(1, 8)); a.ratio, a.rank_at_least
+    (Fraction(35, 3), 12)
+    """
+    a = shifted(t, factors, s)
+    return Argument("null-shifted", dict(a.params), a.frobenius_squared, a.ratio,
+                    min(t, a.ratio.numerator // a.ratio.denominator + 1))
+
+
+def factors_of(classes: Mapping) -> dict[Fraction, int]:
+    """``{F: pairs}`` from ``{(F, d): pairs}`` (chain factor and directed distance of each ordered pair)."""
+    out: dict[Fraction, int] = {}
+    for (f, _), c in classes.items():
+        out[f] = out.get(f, 0) + c
+    return out
+
+
+def _classes(classes: Mapping, length: int) -> dict[tuple[Fraction, int], int]:
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"square-kernel needs the code's length, not {length!r}")
+    out: dict[tuple[Fraction, int], int] = {}
+    for (f, d), c in classes.items():
+        f = exact(f, "factor")
+        if f < 1 or not isinstance(d, int) or not 0 <= d <= length or not isinstance(c, int) or c < 0:
+            raise ValueError(f"pair classes must be (F ≥ 1, 0 ≤ d ≤ length) with counts ≥ 0, not ({f}, {d}) ×{c}")
+        out[(f, d)] = out.get((f, d), 0) + c
+    return out
+
+
+def square_kernel(t: int, classes: Mapping, length: int, b, g, mu) -> Argument:
+    """Lemma N on ``C∘C + bC + gJ`` less the kernel ``Σ_j μ_j Y^{∘j}`` (docs/math.md §5).
+
+    ``classes`` maps ``(F, d)`` (chain factor, directed distance) to ordered pairs; the code
+    has one weight, so the Gram entry of the ±1 words of a pair is ``y = length − 4d`` and
+    the kernel's diagonal ``m₀ = Σ μ_j length^j``. The bound is the least ``r`` with
+    ``binom(r+2, 2) ≥ ⌈R⌉``, ``R = t²(1+b+g−m₀)² / (t(1+b+g−m₀)² + Σ max |x² + bx + g − K_y|²)``.
+
+    Raises
+    ------
+    ValueError
+        If some ``μ_j < 0`` (the kernel would not be positive semidefinite), there are more
+        than ``MAX_KERNEL_TERMS``, or ``1 + b + g ≤ m₀``.
+    """
+    b, g = exact(b, "b"), exact(g, "g")
+    mu = tuple(exact(v, "mu") for v in mu)
+    while mu and mu[-1] == 0:  # one spelling per kernel (the checker refuses a trailing 0)
+        mu = mu[:-1]
+    if len(mu) > MAX_KERNEL_TERMS or any(v < 0 for v in mu):
+        raise ValueError(f"the kernel needs at most {MAX_KERNEL_TERMS} coefficients μ_j ≥ 0, not {[_text(v) for v in mu]}")
+    classes = _classes(classes, length)
+    _check_t(t, factors_of(classes))
+    m0 = sum((v * length ** j for j, v in enumerate(mu, 1)), Fraction(0))
+    diag = 1 + b + g - m0
+    if diag <= 0:
+        raise ValueError(f"square-kernel needs 1 + b + g > m₀ = {_text(m0)}")
+    frob = t * diag * diag
+    for (f, d), c in classes.items():
+        y = length - 4 * d
+        k = sum((v * y ** j for j, v in enumerate(mu, 1)), Fraction(0))
+        frob += c * quadratic_max_abs(b, g - k, 1 / f) ** 2
+    ratio = t * t * diag * diag / frob
+    return Argument("square-kernel", {"b": b, "g": g, "mu": mu}, frob, ratio, least_square_rank(_ceil(ratio)))
+
+
 def quadratic_max_abs(b, g, hi) -> Fraction:
     """``max |x² + bx + g|`` over ``x ∈ [0, hi]``, exactly: at an end point or at the vertex ``−b/2``.
 
@@ -209,7 +295,14 @@ def _spellable(a: Argument) -> bool:
     """Whether a certificate can state ``a``'s numbers (rationals of at most ``MAX_RATIONAL_CHARS`` characters)."""
     from ..check import MAX_RATIONAL_CHARS
 
-    return all(len(_text(q)) <= MAX_RATIONAL_CHARS for q in (*a.params.values(), a.frobenius_squared, a.ratio))
+    return all(len(_text(q)) <= MAX_RATIONAL_CHARS for q in (*_flat(a.params.values()), a.frobenius_squared, a.ratio))
+
+
+def _flat(values) -> list[Fraction]:
+    out: list[Fraction] = []
+    for v in values:
+        out.extend(v if isinstance(v, tuple) else (v,))
+    return out
 
 
 def _simplest(candidates, evaluate) -> Argument:
@@ -223,12 +316,15 @@ def _simplest(candidates, evaluate) -> Argument:
             continue
         if not _spellable(a):
             continue
-        size = max(p.denominator for p in params) if params else 1
+        size = max((p.denominator for p in _flat(params)), default=1)
         key = (a.rank_at_least, -size, a.ratio)
         if best is None or key > best[0]:
             best = (key, a)
     if best is None:
-        raise ValueError("no admissible parameter")
+        from ..check import MAX_RATIONAL_CHARS
+
+        raise ValueError(f"no admissible parameter: every candidate's exact numbers need more than {MAX_RATIONAL_CHARS} "
+                         "characters (the certificate format's limit) or break the argument's hypotheses")
     return best[1]
 
 
@@ -240,7 +336,7 @@ def _roundings(x: Fraction, limit: int = 2**24):
     yield x
 
 
-def best_shift(t: int, factors: Mapping) -> Argument:
+def best_shift(t: int, factors: Mapping, evaluate=shifted) -> Argument:
     """The shift ``s`` that maximizes the bound, found exactly.
 
     ``R(s)`` is piecewise a ratio of quadratics, with breakpoints ``s = 1/(2F)`` (where
@@ -269,9 +365,22 @@ def best_shift(t: int, factors: Mapping) -> Argument:
             star = -(q1 + 2 * q0) / (2 * q2 + q1)
             if lo <= star < hi:
                 cands.add(star)
-    first = _simplest([(s,) for s in cands], lambda s: shifted(t, factors, s))
+    first = _simplest([(s,) for s in cands], lambda s: evaluate(t, factors, s))
     s0 = first.params["s"]
-    return _simplest([(s,) for s in _roundings(s0) if 0 <= s < 1] + [(s0,)], lambda s: shifted(t, factors, s))
+    return _simplest([(s,) for s in _roundings(s0) if 0 <= s < 1] + [(s0,)], lambda s: evaluate(t, factors, s))
+
+
+def best_null_shift(t: int, factors: Mapping) -> Argument:
+    """The ``s`` of Theorem A with the largest bound, exactly: the candidates of :func:`best_shift`.
+
+    Both bounds increase with the same ratio ``R(s)`` (``⌈R⌉ − 1`` and ``⌊R⌋ + 1``), so the
+    exact maximizers of ``R`` over the pieces between the breakpoints ``1/(2F)`` serve both.
+
+    >>> from fractions import Fraction
+    >>> best_null_shift(15, {Fraction(5): 210}).label(), best_null_shift(15, {Fraction(5): 210}).rank_at_least
+    ('null-shifted (s = 1/10)', 13)
+    """
+    return best_shift(t, factors, null_shifted)
 
 
 def _float_square_ratio(t: int, factors: list[tuple[float, int]], b: float, g: float) -> float:
@@ -330,12 +439,12 @@ def best_square(t: int, factors: Mapping) -> Argument:
     """
     factors = _factors(factors)
     _check_t(t, factors)
-    flt = [(1.0 / float(f), c) for f, c in factors.items()]
+    flt = [(float(1 / f), c) for f, c in factors.items()]  # float(1/F): no overflow for huge F
 
     def ratio(b: float, g: float) -> float:
         return _float_square_ratio(t, flt, b, g)
 
-    starts = [(0.0, 0.0)] + [(-1.0 / float(f), 1.0 / (8.0 * float(f) ** 2)) for f in sorted(factors)]
+    starts = [(0.0, 0.0)] + [(-float(1 / f), float(1 / f) ** 2 / 8.0) for f in sorted(factors)]
     best_point, best_val = (0.0, 0.0), -1.0
     for b0, g0 in starts:
         p = _nelder_mead(ratio, (b0, g0), (0.05 + abs(b0) / 4, 0.01 + abs(g0) / 4))
@@ -347,12 +456,107 @@ def best_square(t: int, factors: Mapping) -> Argument:
     return _simplest(cands, lambda b, g: square(t, factors, b, g))
 
 
-def best_argument(t: int, factors: Mapping, allowed=ARGUMENTS) -> Argument:
-    """The argument among ``allowed`` with the largest bound (ties: trace–Frobenius, then shifted, then square).
+def _nelder_mead_n(f, start: list[float], scale: list[float], steps: int = 600) -> list[float]:
+    """Maximize ``f`` over ``R^n`` from ``start`` (plain Nelder–Mead; floats only choose candidates)."""
+    n = len(start)
+    pts = [list(start)] + [[x + (scale[i] if i == k else 0.0) for i, x in enumerate(start)] for k in range(n)]
+    vals = [f(p) for p in pts]
+    for _ in range(steps):
+        order = sorted(range(n + 1), key=lambda i: -vals[i])
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        centre = [sum(p[i] for p in pts[:n]) / n for i in range(n)]
+        worst = pts[n]
+
+        def along(k: float) -> list[float]:
+            return [c + k * (w - c) for c, w in zip(centre, worst)]
+
+        refl = along(-1.0)
+        fr = f(refl)
+        if fr > vals[0]:
+            ex = along(-2.0)
+            fe = f(ex)
+            pts[n], vals[n] = (ex, fe) if fe > fr else (refl, fr)
+        elif fr > vals[n - 1]:
+            pts[n], vals[n] = refl, fr
+        else:
+            con = along(0.5)
+            fc = f(con)
+            if fc > vals[n]:
+                pts[n], vals[n] = con, fc
+            else:  # shrink towards the best point
+                for i in range(1, n + 1):
+                    pts[i] = [(x + y) / 2 for x, y in zip(pts[i], pts[0])]
+                    vals[i] = f(pts[i])
+    return pts[max(range(n + 1), key=lambda k: vals[k])]
+
+
+def _decimal(x: float, digits: int) -> Fraction:
+    """``x`` rounded to ``digits`` significant decimal digits, exactly (``0.000764`` → ``191/250000``)."""
+    return Fraction(f"{x:.{digits - 1}e}") if x != 0 else Fraction(0)
+
+
+def best_square_kernel(t: int, classes: Mapping, length: int, terms: int = 2) -> Argument:
+    """Parameters ``(b, g, μ_1 … μ_terms)`` of the square-kernel argument: float search, exact choice.
+
+    The float search runs on ``ν_j = μ_j·length^j`` (each term's share of the diagonal, so
+    every coordinate is of the same size) with ``μ_j = |ν_j|/length^j``, Nelder–Mead from
+    the best ``square`` parameters with no kernel and with a small one; the best point is
+    rounded to 1, 2, … 12 significant decimal digits (all coordinates at once), every
+    rounding evaluated exactly, and the simplest rounding with the best exact bound is
+    returned — so a kernel is kept only when the exact ratio clears the next threshold
+    ``binom(r+2, 2)``.
+    """
+    classes = _classes(classes, length)
+    factors = factors_of(classes)
+    _check_t(t, factors)
+    flt = [(float(1 / f), (length - 4 * d) / length, c) for (f, d), c in classes.items()]
+
+    def ratio(p: list[float]) -> float:
+        b, g, nu = p[0], p[1], [abs(v) for v in p[2:]]
+        diag = 1 + b + g - sum(nu)
+        if diag <= 0:
+            return 0.0
+        total = t * diag * diag
+        for x, y, c in flt:
+            k = sum(v * y ** j for j, v in enumerate(nu, 1))
+            e = max(abs(g - k), abs(x * x + b * x + g - k))
+            if 0 <= -b / 2 <= x:
+                e = max(e, abs(g - b * b / 4 - k))
+            total += c * e * e
+        return t * t * diag * diag / total
+
+    try:
+        plain = best_square(t, factors)
+        b0, g0 = float(plain.params["b"]), float(plain.params["g"])
+    except ValueError:  # no square parameters a certificate can spell: start from the Chebyshev quadratic
+        h = float(1 / min(factors))
+        b0, g0 = -h, h * h / 8
+    best_point, best_val = None, -1.0
+    for nu0 in (0.0, 0.02):
+        start = [b0, g0] + [nu0] * terms
+        p = _nelder_mead_n(ratio, start, [0.02, 0.005] + [0.01] * terms)
+        p = _nelder_mead_n(ratio, p, [0.005, 0.001] + [0.002] * terms)  # a restart refines
+        if ratio(p) > best_val:
+            best_point, best_val = p, ratio(p)
+    point = [best_point[0], best_point[1]] + [abs(v) / length ** j for j, v in enumerate(best_point[2:], 1)]
+    cands = []
+    for digits in range(1, 13):  # every coordinate to this many significant decimal digits: -259/1000, 191/250000
+        rounded = [_decimal(x, digits) for x in point]
+        cands.append((rounded[0], rounded[1], tuple(rounded[2:])))
+    return _simplest(cands, lambda b, g, mu: square_kernel(t, classes, length, b, g, mu))
+
+
+def best_argument(t: int, factors: Mapping, allowed=ARGUMENTS, classes: Mapping | None = None,
+                  length: int | None = None) -> Argument:
+    """The argument among ``allowed`` with the largest bound (ties: the earlier in :data:`ARGUMENTS`:
+    trace–Frobenius, shifted, square, null-shifted, square-kernel).
+
+    ``square-kernel`` is a candidate only with ``classes`` (``{(F, d): pairs}``) and the code's
+    ``length`` (a code of one weight).
 
     >>> from fractions import Fraction
     >>> best_argument(46, {Fraction(5): 2024, Fraction(27): 46}).label()
-    'shifted (s = 1/10)'
+    'null-shifted (s = 1/10)'
     """
     for name in allowed:
         if name not in ARGUMENTS:
@@ -360,8 +564,10 @@ def best_argument(t: int, factors: Mapping, allowed=ARGUMENTS) -> Argument:
     found = []
     if "trace-frobenius" in allowed:
         found.append(trace_frobenius(t, factors))
-    for name, best in (("shifted", best_shift), ("square", best_square)):
-        if name in allowed:
+    kernel = None if classes is None or length is None else (lambda t, _: best_square_kernel(t, classes, length))
+    for name, best in (("shifted", best_shift), ("square", best_square), ("null-shifted", best_null_shift),
+                       ("square-kernel", kernel)):
+        if name in allowed and best is not None:
             try:
                 found.append(best(t, factors))
             except ValueError:  # no parameter whose numbers a certificate can spell: not a candidate
@@ -376,25 +582,38 @@ def best_argument(t: int, factors: Mapping, allowed=ARGUMENTS) -> Argument:
 CHOICES = ("best",) + ARGUMENTS
 
 
-def choose(t: int, factors: Mapping, choice: "str | Argument | None") -> Argument | None:
+def choose(t: int, factors: Mapping, choice: "str | Argument | None", classes: Mapping | None = None,
+           length: int | None = None) -> Argument | None:
     """The argument a producer writes: ``None`` for plain trace–Frobenius (no ``argument`` field).
 
-    ``"best"``: the largest bound of :func:`best_argument`; ``"shifted"``/``"square"``: the best
-    parameters of that argument; an :class:`Argument`: its parameters, re-evaluated exactly
-    on these factors.
+    ``"best"``: the largest bound of :func:`best_argument`; a name: the best parameters of that
+    argument; an :class:`Argument`: its parameters, re-evaluated exactly on these factors.
+    ``classes`` (``{(F, d): pairs}``) and ``length`` are what ``square-kernel`` reads (a code
+    of one weight); without them it is not available.
     """
     if choice is None or choice == "trace-frobenius":
         return None
     if isinstance(choice, Argument):
-        if choice.name == "trace-frobenius":
+        name = choice.name
+        if name == "trace-frobenius":
             return None
-        evaluate = shifted if choice.name == "shifted" else square
+        if name == "square-kernel":
+            if classes is None or length is None:
+                raise ValueError("square-kernel needs a code of one weight (pairs counted by distance)")
+            return square_kernel(t, classes, length, *choice.params.values())
+        evaluate = {"shifted": shifted, "square": square, "null-shifted": null_shifted}[name]
         return evaluate(t, factors, *choice.params.values())
     if choice == "best":
-        a = best_argument(t, factors)
+        a = best_argument(t, factors, classes=classes, length=length)
         return None if a.name == "trace-frobenius" else a
     if choice == "shifted":
         return best_shift(t, factors)
+    if choice == "null-shifted":
+        return best_null_shift(t, factors)
     if choice == "square":
         return best_square(t, factors)
+    if choice == "square-kernel":
+        if classes is None or length is None:
+            raise ValueError("square-kernel needs a code of one weight (pairs counted by distance)")
+        return best_square_kernel(t, classes, length)
     raise ValueError(f"unknown argument {choice!r}; choose from {', '.join(CHOICES)}")

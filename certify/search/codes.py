@@ -25,6 +25,15 @@ distance distribution, so the search works on words and their distances:
    at the end. The code size is capped so that the compact certificate stays within
    the checker's limits.
 
+**Score.** ``R`` is what the local search climbs (one exact update per move); the codes it
+*chooses between* — the seeds, for the one to start from, and the code each local search
+ends with, for the result — are ranked by :func:`sharp_bound`: the largest bound of the last
+steps of docs/math.md §5 (trace–Frobenius, null-shifted, square, and square-kernel for a code
+of one weight), which costs at most a fraction of a second per code; ties go to the larger
+``R``. So a seed such as the Golay dodecads, whose square-kernel bound beats codes of larger
+``R``, is kept, and a local search that raises ``R`` but lowers the sharpest bound does not
+replace its start.
+
 **Budget.** The search is budgeted by work: ``budget`` steps in all, where a step is one
 word loaded from a seed, one move tried (add, remove or swap), one restart (the random
 removal at a local optimum) or one word trimmed from a seed above the size cap; each step
@@ -94,6 +103,7 @@ __all__ = [
     "factor_table",
     "exact_pairs",
     "exact_ratio",
+    "sharp_bound",
     "adding_keeps_ratio",
     "seed_codes",
     "LocalSearch",
@@ -140,6 +150,29 @@ def _ratio(t: int, pairs: Counter, F: Sequence[Fraction | None]) -> Fraction | N
 def exact_ratio(words: Sequence[int], m: int, F: Sequence[Fraction | None]) -> Fraction | None:
     """``R = t² / (t + Σ F⁻²)`` of distinct ``words``, exactly; ``None`` if some pair has no chain."""
     return _ratio(len(words), exact_pairs(words, m), F)
+
+
+def sharp_bound(words: Sequence[int], m: int, F: Sequence[Fraction | None], pairs: Counter | None = None) -> int | None:
+    """The largest bound the last steps of docs/math.md §5 prove for ``words`` under the best chains, exactly.
+
+    Trace–Frobenius, null-shifted (Theorem A, exact best ``s``), square and, for a code of one
+    weight, square-kernel (Lemma N; float search, exact value): the score by which the search
+    ranks its seeds and the codes its local searches end with. ``None`` if some pair has no chain.
+    Each costs milliseconds to a quarter of a second (it depends on the distinct distances only).
+    """
+    from ..lemmas.sharper import best_argument
+
+    pairs = exact_pairs(words, m) if pairs is None else pairs
+    t = len(words)
+    if t < 2 or any(F[d] is None for d in pairs):
+        return None
+    classes = {(F[d], d): c for d, c in pairs.items()}
+    factors: dict[Fraction, int] = {}
+    for (f, _), c in classes.items():
+        factors[f] = factors.get(f, 0) + c
+    one_weight = len({w.bit_count() for w in words}) == 1
+    allowed = ("trace-frobenius", "null-shifted", "square", "square-kernel")
+    return best_argument(t, factors, allowed, classes if one_weight else None, m if one_weight else None).rank_at_least
 
 
 def adding_keeps_ratio(t: int, sigma, delta) -> bool:
@@ -430,6 +463,7 @@ class SearchResult:
     steps: int = 0
     time_capped: bool = False
     trimmed_from: int | None = None  # fit_to_time kept a sub-code of this many words' code
+    seed_bounds: dict[str, int] = field(default_factory=dict)  # seed name → its sharpest bound (the search's score)
 
     @property
     def reproducible(self) -> bool:
@@ -516,21 +550,27 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
                 pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
     cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
     scored = []
+    sharp: dict[str, int] = {}  # seed name → its sharpest certified bound (the score; ties: R)
     for s in seeds:
         r = exact_ratio(s.code.words, m, F) if s.code.size <= cap else None
         scored.append((s.name, s.code.size, r))
-        say(f"seed {s.name}: {s.code.size} words, R = {float(r):.4f}" if r else f"seed {s.name}: not usable as is")
+        if r is not None:
+            sharp[s.name] = sharp_bound(s.code.words, m, F)
+        say(f"seed {s.name}: {s.code.size} words, R = {float(r):.4f}, r ≥ {sharp[s.name]}" if r
+            else f"seed {s.name}: not usable as is")
     # Seeds above the cap are still starting points (the search trims them): rank those by a trimmed estimate later.
     usable = [(r, s) for (name, size, r), s in zip(scored, seeds) if r is not None]
     big = [s for s in seeds if s.code.size > cap and exact_ratio(s.code.words[:2], m, F) is not None]
     if not usable and not big:
         raise SearchError(f"no seed code of length {m} has a chain for every pair at n = {length}, ε = {eps}")
-    best_r, best_seed = max(usable, key=lambda rs: rs[0]) if usable else (Fraction(0), big[0])
+    best_r, best_seed = (max(usable, key=lambda rs: (sharp[rs[1].name], rs[0])) if usable  # first of equal scores
+                         else (Fraction(0), big[0]))
     start_words = best_seed.code.words
     pool = sorted(pool_words)
     index = {w: i for i, w in enumerate(pool)}
     runs = [best_seed] + [s for s in big if s is not best_seed]
     result_r, result_words, result_seed, result_moves = best_r, tuple(start_words), best_seed.name, Counter()
+    result_key = (sharp.get(best_seed.name, 0), best_r)
     origin = best_seed
     steps = 0
     for k, s in enumerate(runs):
@@ -552,8 +592,10 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
         steps += loaded + ls.steps
         time_capped |= ls.time_capped
         result_moves.update(ls.moves)
-        if r > result_r:
-            result_r, result_words, result_seed, origin = r, tuple(pool[i] for i in members), s.name, s
+        words = tuple(pool[i] for i in members)
+        key = (sharp_bound(words, m, F) or 0, r) if r > 0 else (0, r)
+        if key > result_key:
+            result_r, result_words, result_seed, origin, result_key = r, words, s.name, s, key
     # Keep the seed's own word order when nothing changed; otherwise increasing order.
     if set(result_words) == set(origin.code.words):
         code = origin.code
@@ -569,7 +611,7 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     seed_words = set(origin.code.words)
     return SearchResult(m, length, eps, code, final, result_seed, len(seed_words), len(kept - seed_words),
                         len(seed_words - kept), scored, dict(result_moves), time.monotonic() - start,
-                        seed, budget, steps, time_capped)
+                        seed, budget, steps, time_capped, seed_bounds=sharp)
 
 
 #: The share of ``--time-limit`` that the search itself may use (seeds and local search); the rest is

@@ -1,4 +1,4 @@
-"""Cost of the sharper last steps (issue 15; docs/math.md §5): checker, producers, ``certify bounds``.
+"""Cost of the sharper last steps (issues 15, 27; docs/math.md §5): checker, producers, ``certify bounds``.
 
     python tests/benchmarks/bench_sharper.py
 
@@ -7,7 +7,12 @@ Times (best of three, seconds) on the machine that runs it:
 * the checker's argument step (``certify.check._argument_bound``) on each family's factors —
   arithmetic on the distinct chain factors only, independent of the family's size;
 * the producer's choice of parameters (``best_shift``: exact piecewise optimum;
-  ``best_square``: float Nelder–Mead, then exact roundings);
+  ``best_square``: float Nelder–Mead, then exact roundings; ``best_null_shift``: the shift's
+  candidates under Theorem A; ``best_square_kernel``: 4-parameter Nelder–Mead, then exact
+  decimal roundings) and the checker's step on the new kinds (``null-shifted``, ``square-kernel``,
+  on the pair classes ``(F, d)``);
+* ``certify search``'s score of one code (:func:`certify.search.codes.sharp_bound`: exact
+  distances, then every argument's best parameters);
 * Theorem 1 of ``certify bounds --m M`` in a fresh process, and the second exact optimization
   over Δ (the shifted value) alone, once the code sizes are known.
 """
@@ -46,9 +51,35 @@ def main() -> None:
         tq, sq = best_of(lambda: S.best_square(b.t, fs))
         best = max((sh, sq), key=lambda a: a.rank_at_least)
         arg = dict({"name": best.name}, **best.params)
-        tc, _ = best_of(lambda: [C._argument_bound(b.t, fs, arg) for _ in range(100)])
+        tc, _ = best_of(lambda: [C._argument_bound(b.t, b.classes, arg, code.length) for _ in range(100)])
         print(f"{name + ' ' + plan:<18} {b.t:>5} {len(fs):>8} {tc / 100 * 1e6:>10.0f} µs {ts:>10.4f} {tq:>12.4f}"
               f"   {b.rank_at_least} / {sh.rank_at_least} / {sq.rank_at_least}")
+    print()
+    print("the null-space step and the kernel (issue 27): producer time (s), checker step (µs), bounds")
+    print("family               t  classes  best_null_shift  best_square_kernel  checker null / kernel   null / kernel")
+    for name, plan in (("rank-nine", "paper"), ("rank-nine", "direct"), ("hadamard24", "best"), ("golay24", "best")):
+        code = load_code(name)
+        b = code_bound(code, make_plan(code, plan))
+        fs, cl = b.by_factor, b.classes
+        tn, nu = best_of(lambda: S.best_null_shift(b.t, fs))
+        tk, ke = best_of(lambda: S.best_square_kernel(b.t, cl, code.length))
+        an = dict({"name": nu.name}, **nu.params)
+        ak = dict({"name": ke.name}, **ke.params)
+        tcn, _ = best_of(lambda: [C._argument_bound(b.t, cl, an, code.length) for _ in range(100)])
+        tck, _ = best_of(lambda: [C._argument_bound(b.t, cl, ak, code.length) for _ in range(100)])
+        print(f"{name + ' ' + plan:<18} {b.t:>5} {len(cl):>8} {tn:>16.4f} {tk:>19.4f} {tcn / 100 * 1e6:>9.0f} / "
+              f"{tck / 100 * 1e6:<6.0f}µs   {nu.rank_at_least} / {ke.rank_at_least}")
+    from certify.search.codes import factor_table, sharp_bound
+    for m, name in ((24, "golay24"), (32, "RM(2,5) weight 16 / 5,000 words")):
+        if m == 24:
+            words = load_code("golay24").words
+        else:
+            import json
+            words = [int(w[::-1], 2) for w in json.loads((Path(__file__).resolve().parents[2] / "docs" / "results"
+                                                          / "m32.cert.json").read_text())["code"]["words"]]
+        F = factor_table(m)
+        tsb, sb = best_of(lambda: sharp_bound(words, m, F))
+        print(f"  search score (sharp_bound) of {name}, m = {m}, t = {len(words):,}: {tsb:.3f} s → r ≥ {sb}")
     print()
     print("certify bounds, Theorem 1 (exact mode): all of theorem1, and the shifted optimization alone (layers warm)")
     for m in (168, 1000, 5000, 20000):

@@ -582,19 +582,23 @@ def unique_minimizer() -> None:
          "a rank certificate relabelled as a unique-minimizer certificate (no claim.inputs, three witnesses)")
 
 
-def sharper(code=None, argument="best") -> dict:
-    """A compact certificate whose last step is a sharper argument (default: hadamard24, shifted s = 1/10, r ≥ 29)."""
+def sharper(code=None, argument="shifted") -> dict:
+    """A compact certificate whose last step is a sharper argument (default: hadamard24, shifted s = 1/10, r ≥ 29).
+
+    The argument is named, not ``"best"``: ``best`` now picks null-shifted or square-kernel
+    (:func:`kernel_files`), and the files of this section keep their bytes.
+    """
     code = code if code is not None else load_code("hadamard24")
     return build_compact_certificate(code, make_plan(code, "best"), argument=argument)
 
 
 def sharper_files() -> None:
     """The optional ``argument`` (issue 15; docs/math.md §5): shifted and square trace–Frobenius."""
-    emit("valid", "shifted_rank_nine_direct.json", rank_nine_certificate("direct", argument="best"), 0, None,
+    emit("valid", "shifted_rank_nine_direct.json", rank_nine_certificate("direct", argument="shifted"), 0, None,
          "rank-nine code, direct chains, shifted s = 1/10: r ≥ 12 from the family that gives 10 by trace–Frobenius")
     emit("valid", "compact_shifted_hadamard24.json", sharper(), 0, None,
          "hadamard24 compact, shifted s = 1/10: r ≥ 29 (trace–Frobenius 17)")
-    emit("valid", "compact_square_golay24.json", sharper(load_code("golay24")), 0, None,
+    emit("valid", "compact_square_golay24.json", sharper(load_code("golay24"), "square"), 0, None,
          "golay24 compact, square b = −29/94, g = 1/84: binom(r+2, 2) ≥ 1,286, r ≥ 50 (trace–Frobenius 21)")
     emit("valid", "um_shifted_not_better.json", unique_minimizer_certificate(argument="shifted"), 0, None,
          "unique minimizer, shifted s = 1/6: ratio 5, ⌈5⌉ − 1 = 4, the same as trace–Frobenius (claim 4)")
@@ -630,9 +634,9 @@ def sharper_files() -> None:
     attack("shifted_s_changed.json", "arithmetic", "s changed to 1/9, the stated numbers kept (those of 1/10)",
            lambda c: c["argument"].update(s="1/9"))
     attack("shifted_on_direct_chains_claim_13.json", "claim", "rank-nine direct chains, shifted: 12 proved, 13 claimed",
-           lambda c: c["claim"].update(rank_at_least=13), base=lambda: rank_nine_certificate("direct", argument="best"))
+           lambda c: c["claim"].update(rank_at_least=13), base=lambda: rank_nine_certificate("direct", argument="shifted"))
     attack("square_claim_raised.json", "claim", "golay24 square proves 50; the claim says 51",
-           lambda c: c["claim"].update(rank_at_least=51), base=lambda: sharper(load_code("golay24")))
+           lambda c: c["claim"].update(rank_at_least=51), base=lambda: sharper(load_code("golay24"), "square"))
     def vertex_ignored(c: dict) -> None:
         # b = −1/5, g = 0: on [0, 1/5] the end points give x² + bx = 0, the vertex x = 1/10 gives −1/100.
         b, g, t = Fraction(-1, 5), Fraction(0), c["arithmetic"]["t"]
@@ -683,6 +687,258 @@ def sharper_files() -> None:
     emit("malformed", "argument_s_float.json", text + "\n", 2, "format", "s written as the JSON float 0.1")
 
 
+# --------------------------------------------------------------------------- null-shifted and square-kernel (Theorem A, Lemma N)
+
+
+def text(q: Fraction) -> str:
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def ceil(q: Fraction) -> int:
+    return -(-q.numerator // q.denominator)
+
+
+def least_square_rank(k: int) -> int:
+    """The least ``ρ`` with ``binom(ρ+2, 2) ≥ k``."""
+    r = 0
+    while (r + 1) * (r + 2) // 2 < k:
+        r += 1
+    return r
+
+
+def plan_classes(c: dict) -> dict:
+    """``{(F, d): pairs}`` of a compact certificate, from its plan entries."""
+    return {(Fraction(e["factor"]), e["distance"]): e["pairs"] for e in c["plan"]["entries"]}
+
+
+def shift_numbers(t: int, classes: dict, s: Fraction) -> tuple[Fraction, Fraction]:
+    """``(t(1−s)² + Σ max(s, 1/F − s)², R)`` written out by hand, hypotheses unchecked (attacks)."""
+    frob = t * (1 - s) ** 2 + sum(c * max(s, 1 / f - s) ** 2 for (f, _), c in classes.items())
+    return frob, t * t * (1 - s) ** 2 / frob
+
+
+def kernel_numbers(t: int, classes: dict, length: int, b, g, mu, vertex: bool = True, y_of=None):
+    """``(frobenius, ratio, rank)`` of square-kernel written out by hand, hypotheses unchecked.
+
+    ``vertex=False`` leaves out the vertex ``−b/2`` and ``y_of`` replaces ``y = length − 4d``:
+    the attacks below are these two mistakes, made consistently.
+    """
+    b, g, mu = Fraction(b), Fraction(g), [Fraction(v) for v in mu]
+    y_of = y_of or (lambda d: length - 4 * d)
+    m0 = sum(v * length ** j for j, v in enumerate(mu, 1))
+    diag = 1 + b + g - m0
+    frob = t * diag * diag
+    for (f, d), c in classes.items():
+        y = y_of(d)
+        k = sum(v * y ** j for j, v in enumerate(mu, 1))
+        x = 1 / f
+        e = max(abs(g - k), abs(x * x + b * x + g - k))
+        if vertex and 0 <= -b / 2 <= x:
+            e = max(e, abs(g - b * b / 4 - k))
+        frob += c * e * e
+    ratio = t * t * diag * diag / frob
+    return frob, ratio, least_square_rank(ceil(ratio))
+
+
+def put_argument(c: dict, argument: dict, claim: int | None = None) -> dict:
+    """Set ``argument`` and the claim (default: the larger of trace–Frobenius and the argument), rehash."""
+    c["argument"] = argument
+    c["claim"]["rank_at_least"] = claim if claim is not None else max(c["arithmetic"]["rank_at_least"],
+                                                                       argument["rank_at_least"])
+    return rehash(c)
+
+
+def kernel_argument(name: str, params: dict, frob, ratio, rank: int) -> dict:
+    return {"name": name, **params, "frobenius_squared_at_most": text(frob), "ratio": text(ratio), "rank_at_least": rank}
+
+
+def null_shift(s) -> Argument:
+    return Argument("null-shifted", {"s": Fraction(s)})
+
+
+def kernel(b, g, mu) -> Argument:
+    return Argument("square-kernel", {"b": Fraction(b), "g": Fraction(g), "mu": tuple(Fraction(v) for v in mu)})
+
+
+GOLAY_KERNEL = kernel("-259/1000", "21/2500", ["191/250000", "49/500000"])  # golay24: ratio ≈ 1436.80 > 1431, r ≥ 53
+H24_INTEGER_RATIO = kernel("-19/50", "4/25", ["1/800"])  # hadamard24: ratio exactly 15 = binom(6, 2)
+H24_EMPTY_MU = kernel("-5/16", "1/64", [])  # hadamard24: square-kernel with no kernel, ratio exactly 45 = binom(10, 2)
+H24_KERNEL = kernel("-1/5", "1/200", ["1/1000", "1/100000"])
+
+
+def h24(argument=None) -> dict:
+    """The hadamard24 compact certificate (2 KB; classes (5, 6) × 2024 and (27, 12) × 46; y = 0 and −24)."""
+    return sharper(load_code("hadamard24"), argument)
+
+
+def r9(argument=None) -> dict:
+    """The rank-nine compact certificate, paper chains (1 KB; one class, (4, 6) × 210; y = 0)."""
+    code = rank_nine_code()
+    return build_compact_certificate(code, make_plan(code, "paper"), argument=argument)
+
+
+def kernel_files() -> None:
+    """The null-space step (docs/math.md §5): ``null-shifted`` (Theorem A) and ``square-kernel`` (Lemma N)."""
+    emit("valid", "null_shifted_rank_nine_direct.json", rank_nine_certificate("direct", argument=null_shift("1/10")), 0,
+         None, "rank-nine code, direct chains (listed), null-shifted s = 1/10: R = 243/19, ⌊R⌋ + 1 = 13 (shifted: 12)")
+    emit("valid", "compact_null_shifted_rank_nine_paper.json", r9(null_shift("1/8")), 0, None,
+         "rank-nine code, paper chains, compact, null-shifted s = 1/8: R = 35/3, r ≥ 12 (trace–Frobenius 9)")
+    emit("valid", "compact_null_shifted_s_zero.json", r9(null_shift(0)), 0, None,
+         "rank-nine paper chains, null-shifted s = 0: R = 8 exactly, ⌊R⌋ + 1 = 9 (rank C > R is strict)")
+    emit("valid", "compact_null_shifted_hadamard24.json", h24(null_shift("1/10")), 0, None,
+         "hadamard24 compact, null-shifted s = 1/10: R = 207/7, r ≥ 30 (shifted 29, trace–Frobenius 17)")
+    emit("valid", "compact_square_kernel_golay24.json", sharper(load_code("golay24"), GOLAY_KERNEL), 0, None,
+         "golay24 compact, square-kernel b = −259/1000, g = 21/2500, μ = [191/250000, 49/500000] over the classes "
+         "y = 8, 0, −8, −24: ratio ≈ 1436.80 > binom(54, 2) = 1431, r ≥ 53 (square 50)")
+    emit("valid", "compact_square_kernel_empty_mu.json", h24(H24_EMPTY_MU), 0, None,
+         "hadamard24, square-kernel with μ = [] (the square argument): ratio exactly 45 = binom(10, 2), r ≥ 8; claim 17 "
+         "stands on trace–Frobenius")
+    emit("valid", "compact_square_kernel_integer_ratio.json", h24(H24_INTEGER_RATIO), 0, None,
+         "hadamard24, square-kernel b = −19/50, g = 4/25, μ = [1/800]: ratio exactly 15 = binom(6, 2), so r ≥ 4 "
+         "(binom(ρ+2, 2) ≥ ⌈ratio⌉ is not strict); claim 17 on trace–Frobenius")
+    eight = kernel("-1/5", "1/200", [Fraction(1, 1000 * 24 ** j) for j in range(1, 9)])
+    emit("valid", "compact_square_kernel_eight_terms.json", h24(eight), 0, None,
+         "hadamard24, square-kernel with the most terms, μ_j = 1/(1000·24^j), j = 1…8 (m₀ = 1/125, K = 0 at y = 0 "
+         "and y = −24)")
+    emit("valid", "um_null_shifted.json", unique_minimizer_certificate(argument=null_shift("1/6")), 0, None,
+         "unique minimizer, null-shifted s = 1/6: R = 5, min(t, ⌊R⌋ + 1) = 6 = t (trace–Frobenius and shifted: 4)")
+    emit("valid", "um_square_kernel.json",
+         unique_minimizer_certificate(argument=kernel("-3/10", "1/100", ["1/10000", "1/1000000"])), 0, None,
+         "unique minimizer, square-kernel on the 24-bit words (y = 24 − 4d, the type bits are not in Y): r ≥ 2, "
+         "weaker than trace–Frobenius's 4 (claim 4)")
+    emit("valid", "small_paper_null_shifted.json",
+         build_certificate(build_family(small_code(), "paper", 3), argument=null_shift("1/8")), 0, None,
+         "4 words of length 12, paper chains, null-shifted s = 1/8 (mutation and fuzz base)")
+    emit("valid", "small_paper_square_kernel.json",
+         build_certificate(build_family(small_code(), "paper", 3), argument=kernel("-1/4", "1/128", ["1/1000", "1/50000"])),
+         0, None, "4 words of length 12 (y = 0 and −12), paper chains, square-kernel μ = [1/1000, 1/50000] "
+         "(mutation and fuzz base; claim 3 on trace–Frobenius)")
+
+    def attack(name: str, step: str, what: str, f, base) -> None:
+        c = base()
+        f(c)
+        emit("invalid", name, rehash(c), 1, step, what)
+
+    # null-shifted (Theorem A)
+    attack("null_shifted_claim_raised.json", "claim", "hadamard24 null-shifted s = 1/10 proves 30; the claim says 31",
+           lambda c: c["claim"].update(rank_at_least=31), lambda: h24(null_shift("1/10")))
+    attack("null_shifted_on_direct_chains_claim_14.json", "claim", "rank-nine direct chains (listed), null-shifted: 13 "
+           "proved, 14 claimed", lambda c: c["claim"].update(rank_at_least=14),
+           lambda: rank_nine_certificate("direct", argument=null_shift("1/10")))
+    attack("null_shifted_ceiling_on_integer_ratio.json", "arithmetic",
+           "rank-nine paper, null-shifted s = 0: R = 8 exactly and argument.rank_at_least = ⌈R⌉ = 8 instead of "
+           "⌊R⌋ + 1 = 9", lambda c: c["argument"].update(rank_at_least=8), lambda: r9(null_shift(0)))
+
+    def negative_s(c: dict) -> None:
+        t, cl, s = c["arithmetic"]["t"], plan_classes(c), Fraction(-1, 10)
+        frob, ratio = shift_numbers(t, cl, s)
+        put_argument(c, kernel_argument("null-shifted", {"s": "-1/10"}, frob, ratio, min(t, ratio.numerator // ratio.denominator + 1)))
+
+    attack("null_shifted_negative_s.json", "arithmetic",
+           "null-shifted s = −1/10, numbers recomputed consistently: sJ with s < 0 is not positive semidefinite, a "
+           "negative multiple of J passed off as a kernel (Theorem A needs s⟨J, Π⟩ ≥ 0)", negative_s, h24)
+
+    def s_one(c: dict) -> None:
+        t, cl = c["arithmetic"]["t"], plan_classes(c)
+        frob, ratio = shift_numbers(t, cl, Fraction(1))
+        put_argument(c, kernel_argument("null-shifted", {"s": "1"}, frob, ratio, 1))
+
+    attack("null_shifted_s_one.json", "arithmetic",
+           "null-shifted s = 1 (no diagonal left; R = 0, r ≥ min(t, 1) = 1), numbers consistent: s ≥ 1 is refused at "
+           "arithmetic for this argument, not at format as for shifted", s_one, h24)
+    attack("null_shifted_s_changed.json", "arithmetic", "null-shifted s changed to 1/9, the stated numbers kept (those of 1/10)",
+           lambda c: c["argument"].update(s="1/9"), lambda: h24(null_shift("1/10")))
+    attack("null_shifted_renamed_shifted.json", "arithmetic",
+           "a null-shifted argument renamed shifted, rank 30 kept: shifted proves ⌈R⌉ − 1 = 29",
+           lambda c: c["argument"].update(name="shifted"), lambda: h24(null_shift("1/10")))
+    attack("shifted_renamed_null_shifted.json", "arithmetic",
+           "a shifted argument renamed null-shifted, its rank 29 kept: the stated rank must be the rule's, ⌊R⌋ + 1 = 30",
+           lambda c: c["argument"].update(name="null-shifted"), lambda: h24("shifted"))
+    attack("um_null_shifted_claim_raised.json", "claim", "unique minimizer, null-shifted s = 1/6 proves 6 = t; the claim says 7",
+           lambda c: c["claim"].update(rank_at_least=7), lambda: unique_minimizer_certificate(argument=null_shift("1/6")))
+
+    # square-kernel (Lemma N)
+    attack("square_kernel_claim_raised.json", "claim", "golay24 square-kernel proves 53; the claim says 54",
+           lambda c: c["claim"].update(rank_at_least=54), lambda: sharper(load_code("golay24"), GOLAY_KERNEL))
+    attack("square_kernel_floor_plus_one_on_integer_ratio.json", "arithmetic",
+           "hadamard24 square-kernel with ratio exactly 15 = binom(6, 2): argument.rank_at_least 5 from ⌊ratio⌋ + 1 = 16 "
+           "instead of ⌈ratio⌉ = 15 (r ≥ 4)", lambda c: c["argument"].update(rank_at_least=5), lambda: h24(H24_INTEGER_RATIO))
+
+    def consistent(b, g, mu, **how):
+        """A square-kernel argument whose stated numbers are ``kernel_numbers(..., **how)`` (one mistake, made consistently)."""
+        def f(c: dict) -> None:
+            t, cl, length = c["arithmetic"]["t"], plan_classes(c), c["code"]["length"]
+            frob, ratio, rank = kernel_numbers(t, cl, length, b, g, mu, **how)
+            put_argument(c, kernel_argument("square-kernel", {"b": b, "g": g, "mu": list(mu)}, frob, ratio, rank))
+        return f
+
+    attack("square_kernel_negative_mu.json", "arithmetic",
+           "square-kernel μ = [−1/1000, 1/100000], numbers consistent: μ_1 < 0, Σ μ_j Y^{∘j} need not be positive "
+           "semidefinite", consistent("-1/5", "1/200", ["-1/1000", "1/100000"]), h24)
+    attack("square_kernel_diagonal_not_above_kernel.json", "arithmetic",
+           "square-kernel b = −1/4, g = 0, μ = [1/24]: m₀ = 1 ≥ 1 + b + g = 3/4 (numbers consistent, the diagonal "
+           "1 + b + g − m₀ = −1/4 squared)", consistent("-1/4", "0", ["1/24"]), h24)
+    attack("square_kernel_diagonal_equals_kernel.json", "arithmetic",
+           "square-kernel b = −1/4, g = 0, μ = [1/32]: m₀ = 3/4 = 1 + b + g, the trace vanishes (numbers consistent)",
+           consistent("-1/4", "0", ["1/32"]), h24)
+    attack("square_kernel_vertex_ignored.json", "arithmetic",
+           "square-kernel b = −1/5, g = 0, μ = [1/1000000]: ‖M‖_F² from the end points only, ignoring the vertex "
+           "−b/2 = 1/10 in [0, 1/5] (where |x² + bx + g − K_0| = 1/100)",
+           consistent("-1/5", "0", ["1/1000000"], vertex=False), h24)
+    attack("square_kernel_y_miscounted.json", "arithmetic",
+           "square-kernel with the Gram entry of a pair taken as y = m − 2d instead of m − 4d (every class), numbers "
+           "consistent with that mistake", consistent("-1/5", "1/200", ["1/1000", "1/100000"], y_of=lambda d: 24 - 2 * d), h24)
+    attack("square_kernel_one_class_y_wrong.json", "arithmetic",
+           "square-kernel with the class d = 12 given y = +24 instead of −24 (odd μ_1 term flips sign), numbers "
+           "consistent with that mistake",
+           consistent("-1/5", "1/200", ["1/1000", "1/100000"], y_of=lambda d: 24 if d == 12 else 24 - 4 * d), h24)
+    attack("square_kernel_mu_reordered.json", "arithmetic", "μ_1 and μ_2 swapped, the stated numbers kept",
+           lambda c: c["argument"]["mu"].reverse(), lambda: h24(H24_KERNEL))
+    attack("square_kernel_mu_term_dropped.json", "arithmetic", "μ_2 dropped, the stated numbers kept",
+           lambda c: c["argument"]["mu"].pop(), lambda: h24(H24_KERNEL))
+    attack("square_kernel_mixed_weights.json", "arithmetic",
+           "square-kernel on a compact certificate whose code has weights 5 and 6, numbers computed as if y = m − 4d: "
+           "the Gram entry is not a function of the directed distance there",
+           consistent("-1/4", "1/100", ["1/1000"]), lambda: compact(compact_code_small()))
+
+    def edit(name: str, what: str, f, base=lambda: h24(H24_KERNEL)) -> None:
+        c = base()
+        f(c)
+        emit("malformed", name, rehash(c), 2, "format", what)
+
+    ns = lambda: h24(null_shift("1/10"))  # noqa: E731
+    edit("null_shifted_missing_s.json", "null-shifted without s", lambda c: c["argument"].pop("s"), ns)
+    edit("null_shifted_with_mu.json", "null-shifted with a square-kernel key mu", lambda c: c["argument"].update(mu=[]), ns)
+    edit("null_shifted_with_b.json", "null-shifted with a square key b", lambda c: c["argument"].update(b="0"), ns)
+    edit("null_shifted_s_not_lowest_terms.json", "s = \"2/20\": a second spelling of 1/10",
+         lambda c: c["argument"].update(s="2/20"), ns)
+    edit("null_shifted_missing_rank.json", "null-shifted without its stated rank_at_least",
+         lambda c: c["argument"].pop("rank_at_least"), ns)
+    edit("square_kernel_missing_mu.json", "square-kernel without mu", lambda c: c["argument"].pop("mu"))
+    edit("square_kernel_missing_g.json", "square-kernel without g", lambda c: c["argument"].pop("g"))
+    edit("square_kernel_with_s.json", "square-kernel with a shift s", lambda c: c["argument"].update(s="1/10"))
+    edit("square_with_mu.json", "square (not square-kernel) with a mu key",
+         lambda c: c["argument"].update(name="square"))
+    edit("square_kernel_mu_not_a_list.json", "mu a single rational string, not a list",
+         lambda c: c["argument"].update(mu="1/1000"))
+    edit("square_kernel_mu_object.json", "mu an object {\"1\": …}", lambda c: c["argument"].update(mu={"1": "1/1000"}))
+    edit("square_kernel_mu_nine_terms.json", "mu with 9 entries (at most 8: Σ_{j ≤ 8} μ_j Y^{∘j})",
+         lambda c: c["argument"].update(mu=["1/1000000"] * 9))
+    edit("square_kernel_mu_not_lowest_terms.json", "a μ_j spelled \"2/2000\": a second spelling of 1/1000",
+         lambda c: c["argument"]["mu"].__setitem__(0, "2/2000"))
+    edit("square_kernel_mu_integer.json", "a μ_j as the JSON integer 0", lambda c: c["argument"]["mu"].__setitem__(0, 0))
+    edit("square_kernel_mu_null.json", "a μ_j null", lambda c: c["argument"]["mu"].__setitem__(1, None))
+    edit("square_kernel_mu_nested.json", "a μ_j given as a list", lambda c: c["argument"]["mu"].__setitem__(0, ["1/1000"]))
+    edit("square_kernel_mu_too_long.json", "a μ_j of 201 characters",
+         lambda c: c["argument"]["mu"].__setitem__(0, "1/" + "9" * 199))
+    edit("square_kernel_mu_zero_denominator.json", "a μ_j \"1/0\"", lambda c: c["argument"]["mu"].__setitem__(0, "1/0"))
+    edit("square_kernel_mu_trailing_zero.json", "mu ending in \"0\": a second spelling of the same kernel",
+         lambda c: c["argument"]["mu"].append("0"))
+    text_ = dumps(h24(H24_KERNEL)).replace('"1/1000"', "0.001", 1)
+    emit("malformed", "square_kernel_mu_float.json", text_ + "\n", 2, "format", "a μ_j written as the JSON float 0.001")
+
+
 def main() -> None:
     for folder in ("valid", "invalid", "malformed"):
         d = HERE / folder
@@ -696,6 +952,7 @@ def main() -> None:
     compact_files()
     unique_minimizer()
     sharper_files()
+    kernel_files()
     (HERE / "MANIFEST.json").write_text(json.dumps(MANIFEST, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     print(f"wrote {len(MANIFEST)} files under {os.path.relpath(HERE)}")
 
