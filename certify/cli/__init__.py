@@ -29,7 +29,7 @@ if os.path.basename(sys.argv[0]) in ("certify", "-m") and signal.getsignal(signa
 
 import click  # noqa: E402
 
-from ..check import EXIT_INTERNAL, EXIT_MALFORMED, guard_process, safe_output_streams  # noqa: E402
+from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError, guard_process, safe_output_streams  # noqa: E402
 from . import bounds, bracket, certificates, constructions, experiments, kernels  # noqa: F401,E402 - each registers its commands
 from .common import cli  # noqa: E402
 
@@ -61,6 +61,9 @@ def _run(argv: list[str] | None) -> int:
         code = EXIT_MALFORMED
     except click.ClickException as exc:
         click.echo(f"certify: error: {exc.format_message()}", err=True)
+        code = exc.exit_code
+    except CertificateError as exc:  # a limit or a verdict of the checker's library, raised past a command: its own code
+        click.echo(f"certify: error: {exc}", err=True)  # (limits, format: 2 naming the limit; rejected: 1; contradiction: 3)
         code = exc.exit_code
     except click.exceptions.Abort:  # click's form of Ctrl-C
         raise KeyboardInterrupt from None

@@ -12,7 +12,8 @@ import click
 from .. import __version__
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError
 
-__all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file", "strict_json"]
+__all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file", "refuse_inputs_as_outputs",
+           "strict_json"]
 
 
 class InputError(click.ClickException):
@@ -33,7 +34,49 @@ class Contradiction(click.ClickException):
     exit_code = EXIT_INTERNAL
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Parameters that name a file a command writes. Every other parameter whose value is an existing file is read.
+OUTPUT_PARAMETERS = ("out", "sharper_out", "expand", "plot")
+
+
+def _flag(ctx: click.Context, name: str) -> str:
+    for p in ctx.command.params:
+        if p.name == name:
+            return p.opts[0] if isinstance(p, click.Option) else p.human_readable_name
+    return name
+
+
+def refuse_inputs_as_outputs(ctx: click.Context) -> None:
+    """One rule for every command that writes: exit 2, before any work, if an output path is one of its input files.
+
+    The same file by ``os.path.samefile`` (a link or another spelling of the path included),
+    not by spelling: ``rank-bound --code F --out F`` would replace the code it reads.
+    """
+    outs = [(n, v) for n, v in ctx.params.items() if n in OUTPUT_PARAMETERS and isinstance(v, str) and v]
+    ins = [(n, v) for n, v in ctx.params.items()
+           if n not in OUTPUT_PARAMETERS and isinstance(v, str) and v and os.path.isfile(v)]
+    for oname, out in outs:
+        for iname, src in ins:
+            try:
+                same = os.path.exists(out) and os.path.samefile(src, out)
+            except OSError:
+                same = False
+            if same:
+                raise InputError(f"{_flag(ctx, oname)} {out} is the input file given as {_flag(ctx, iname)}; "
+                                 "choose another output path")
+
+
+class _Command(click.Command):
+    def invoke(self, ctx: click.Context):
+        refuse_inputs_as_outputs(ctx)
+        return super().invoke(ctx)
+
+
+class _Group(click.Group):
+    command_class = _Command
+    group_class = type  # subgroups (certify experiment …) are _Groups too, so their commands are _Commands
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certify")
 def cli() -> None:
     """Exact proof certificates for "Three Tokens Force Exponential Feature Rank in

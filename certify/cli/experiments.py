@@ -57,12 +57,14 @@ def _split_config(o):
 
 
 def _lr(text: str) -> str:
-    from fractions import Fraction
+    """``--lr`` as given, once its exact value is known to be positive — from the spelling, never expanded
+    (``1e999999999`` is refused at once: ``parse_tolerance``)."""
+    from ..kernels.audit import parse_tolerance
 
     try:
-        if len(text) > 20 or not Fraction(text) > 0:
+        if len(text) > 20 or not parse_tolerance(text, "--lr") > 0:
             raise ValueError
-    except (ValueError, ZeroDivisionError):
+    except ValueError:
         raise ValueError(f"--lr: expected a positive decimal such as 0.01, not {text[:20]!r}") from None
     return text
 

@@ -114,13 +114,24 @@ class Setting:
 
 
 def parse_fraction(text: str, name: str) -> Fraction:
-    """A held-out share ``p/q`` or a short decimal in ``(0, 1)``, exactly (``ValueError`` otherwise)."""
+    """A held-out share ``p/q`` or a short decimal in ``(0, 1)``, exactly (``ValueError`` otherwise).
+
+    The spelling is checked before any number is built (``certify.kernels.audit.parse_tolerance``):
+    ``1e999999999`` is refused at once, not expanded.
+
+    >>> parse_fraction("1e999999999", "--held-out-words")
+    Traceback (most recent call last):
+    ...
+    ValueError: --held-out-words: expected a fraction such as 1/4 or 0.25, not '1e999999999'
+    """
+    from ..kernels.audit import parse_tolerance
+
     t = str(text).strip()
     try:
         if len(t) > 20:
             raise ValueError
-        v = Fraction(t)
-    except (ValueError, ZeroDivisionError):
+        v = parse_tolerance(t, name)
+    except ValueError:
         raise ValueError(f"{name}: expected a fraction such as 1/4 or 0.25, not {t[:20]!r}") from None
     if not 0 < v < 1:
         raise ValueError(f"{name}: {t} is not strictly between 0 and 1")
