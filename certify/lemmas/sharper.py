@@ -582,6 +582,11 @@ def best_argument(t: int, factors: Mapping, allowed=ARGUMENTS, classes: Mapping 
 CHOICES = ("best",) + ARGUMENTS
 
 
+def _need_classes(classes: Mapping | None, length: int | None) -> None:
+    if classes is None or length is None:
+        raise ValueError("square-kernel needs a code of one weight (pairs counted by distance)")
+
+
 def choose(t: int, factors: Mapping, choice: "str | Argument | None", classes: Mapping | None = None,
            length: int | None = None) -> Argument | None:
     """The argument a producer writes: ``None`` for plain trace–Frobenius (no ``argument`` field).
@@ -598,8 +603,7 @@ def choose(t: int, factors: Mapping, choice: "str | Argument | None", classes: M
         if name == "trace-frobenius":
             return None
         if name == "square-kernel":
-            if classes is None or length is None:
-                raise ValueError("square-kernel needs a code of one weight (pairs counted by distance)")
+            _need_classes(classes, length)
             return square_kernel(t, classes, length, *choice.params.values())
         evaluate = {"shifted": shifted, "square": square, "null-shifted": null_shifted}[name]
         return evaluate(t, factors, *choice.params.values())
@@ -613,7 +617,6 @@ def choose(t: int, factors: Mapping, choice: "str | Argument | None", classes: M
     if choice == "square":
         return best_square(t, factors)
     if choice == "square-kernel":
-        if classes is None or length is None:
-            raise ValueError("square-kernel needs a code of one weight (pairs counted by distance)")
+        _need_classes(classes, length)
         return best_square_kernel(t, classes, length)
     raise ValueError(f"unknown argument {choice!r}; choose from {', '.join(CHOICES)}")

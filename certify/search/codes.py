@@ -160,16 +160,14 @@ def sharp_bound(words: Sequence[int], m: int, F: Sequence[Fraction | None], pair
     ranks its seeds and the codes its local searches end with. ``None`` if some pair has no chain.
     Each costs milliseconds to a quarter of a second (it depends on the distinct distances only).
     """
-    from ..lemmas.sharper import best_argument
+    from ..lemmas.sharper import best_argument, factors_of
 
     pairs = exact_pairs(words, m) if pairs is None else pairs
     t = len(words)
     if t < 2 or any(F[d] is None for d in pairs):
         return None
     classes = {(F[d], d): c for d, c in pairs.items()}
-    factors: dict[Fraction, int] = {}
-    for (f, _), c in classes.items():
-        factors[f] = factors.get(f, 0) + c
+    factors = factors_of(classes)
     one_weight = len({w.bit_count() for w in words}) == 1
     allowed = ("trace-frobenius", "null-shifted", "square", "square-kernel")
     return best_argument(t, factors, allowed, classes if one_weight else None, m if one_weight else None).rank_at_least
@@ -552,10 +550,11 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     scored = []
     sharp: dict[str, int] = {}  # seed name → its sharpest certified bound (the score; ties: R)
     for s in seeds:
-        r = exact_ratio(s.code.words, m, F) if s.code.size <= cap else None
+        pairs = exact_pairs(s.code.words, m) if s.code.size <= cap else None  # once: for R and for the score
+        r = None if pairs is None else _ratio(s.code.size, pairs, F)
         scored.append((s.name, s.code.size, r))
         if r is not None:
-            sharp[s.name] = sharp_bound(s.code.words, m, F)
+            sharp[s.name] = sharp_bound(s.code.words, m, F, pairs)
         say(f"seed {s.name}: {s.code.size} words, R = {float(r):.4f}, r ≥ {sharp[s.name]}" if r
             else f"seed {s.name}: not usable as is")
     # Seeds above the cap are still starting points (the search trims them): rank those by a trimmed estimate later.
