@@ -68,7 +68,7 @@ def family_tokens(family: Any) -> tuple[list[int], list[int]]:
     """
     fam = _family(family)
     if fam.streamed:
-        from .kernels.audit import compact_tokens
+        from .kernels.families import compact_tokens
 
         queries = list(dict.fromkeys(fam.compact.code.words))
         return list(dict.fromkeys(queries + compact_tokens(fam.compact)[0])), queries

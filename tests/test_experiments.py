@@ -20,7 +20,7 @@ from certify.experiments.protocol import T975, exact_scores, t_interval
 from certify.experiments.splits import check_split, check_split_file
 from certify.experiments.tasks import Setting, SplitConfig, SplitError, build_split, split_to_json
 from certify.kernels.audit import FamilySpec, check_kernel, load_family
-from certify.kernels.multihead import exact_predictions
+from certify.kernels.predict import exact_predictions
 from certify.kernels.table import TableFormatError, load_table, loads_json, table_from_arrays
 from witnesses import Input
 
@@ -109,7 +109,7 @@ def test_impossible_splits_are_refused(setting, config, words):
 
 
 def _fraction_prediction(d, X, pos):
-    """t̂ of a multi-head array table, recomputed here with Fractions (independently of multihead.py)."""
+    """t̂ of a multi-head array table, recomputed here with Fractions (independently of certify/kernels/predict.py)."""
     F = lambda v: Fraction(v)  # noqa: E731 - ints (or exact floats)
     heads, vheads = list(d["heads"]), list(d["value_heads"])
     x = pos[X.tokens[X.query]]

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 from certify.constructions.one_hot import one_hot_table
-from certify.kernels import audit
+from certify.kernels import audit, predict, streamed
 from certify.kernels.audit import FamilyFormatError, check_kernel, load_family
 from certify.kernels.table import KernelTable, TableFormatError
 
@@ -111,7 +111,7 @@ def test_lists_are_capped_counts_exact(m12, monkeypatch):
            "beta": [0] * len(toks), "w": [[3] * len(toks) for _ in toks]}
     table = KernelTable.from_dict(raw)
     full = check_kernel(table, m12[0]).to_json()
-    monkeypatch.setattr(audit, "MAX_LISTED", 10)
+    monkeypatch.setattr(streamed, "MAX_LISTED", 10)
     rep = check_kernel(table, m12[1])
     out = rep.to_json()
     assert out["failing_inputs"] == full["failing_inputs"][:10]
@@ -123,11 +123,11 @@ def test_lists_are_capped_counts_exact(m12, monkeypatch):
 
 def test_bounded_before_any_work(m12, monkeypatch):
     table = KernelTable.from_dict(_one_hot(m12[0]))
-    monkeypatch.setattr(audit, "MAX_STREAM_INPUTS", 945)
+    monkeypatch.setattr(streamed, "MAX_STREAM_INPUTS", 945)
     with pytest.raises(FamilyFormatError, match="946 inputs"):
         check_kernel(table, m12[1])
-    monkeypatch.setattr(audit, "MAX_STREAM_INPUTS", 946)
-    monkeypatch.setattr(audit, "MAX_STREAM_READOUT_INPUTS", 945)
+    monkeypatch.setattr(streamed, "MAX_STREAM_INPUTS", 946)
+    monkeypatch.setattr(streamed, "MAX_STREAM_READOUT_INPUTS", 945)
     assert check_kernel(table, m12[1]).solves is True  # a readout: no LP
     with pytest.raises(FamilyFormatError, match="946 rows"):
         check_kernel(table, m12[1], search_readout=True)
@@ -137,10 +137,10 @@ def test_verdict_exit_2_on_a_refused_stream(m12, monkeypatch, tmp_path):
     """What the CLI returns: exit 2 and the one-line reason naming the number."""
     path = tmp_path / "t.json"
     path.write_text(json.dumps(_one_hot(m12[0])))
-    monkeypatch.setattr(audit, "MAX_STREAM_INPUTS", 100)
+    monkeypatch.setattr(streamed, "MAX_STREAM_INPUTS", 100)
     code, reason = audit.verdict(str(path), m12[1])
     assert code == 2 and "946 inputs" in reason and "\n" not in reason
-    monkeypatch.setattr(audit, "MAX_STREAM_INPUTS", 10**9)
+    monkeypatch.setattr(streamed, "MAX_STREAM_INPUTS", 10**9)
     code, rep = audit.verdict(str(path), m12[1])
     assert code == 0 and rep.solves is True
 
@@ -163,6 +163,6 @@ def test_tables_with_many_large_denominators_take_the_rational_path_with_the_sam
         raw["phi_q"] = [[rnd.randint(1, 3) for _ in row] for row in raw["phi_q"]]
     table = KernelTable.from_dict(raw)
     scaled = _both(table, *m12)
-    monkeypatch.setattr(audit, "MAX_SCALE_BITS", 0)  # every query through exact rationals
+    monkeypatch.setattr(predict, "MAX_SCALE_BITS", 0)  # every query through exact rationals
     rational = _both(table, *m12)
     assert scaled[0] == scaled[1] == rational[0] == rational[1]

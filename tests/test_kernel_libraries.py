@@ -408,14 +408,14 @@ def test_first_failure_still_refuses_a_bad_entry_in_a_query_after_the_stop():
 
 
 def test_first_failure_without_a_violated_jump_does_not_bypass_the_readout_search_limit(monkeypatch):
-    from certify.kernels import audit
+    from certify.kernels import audit, streamed as stream_stage
 
     streamed = load_family(M12, stream=True)
     toks = tokens_of(load_family(M12))
     m = streamed.m
     raw = {"tokens": [bits(z, m) for z in toks],  # α = 10⁶^(m − ⟨x,z⟩): every jump holds
            "kernel": [[(10**6) ** (m - (x & z).bit_count()) for z in toks] for x in toks]}
-    monkeypatch.setattr(audit, "MAX_STREAM_READOUT_INPUTS", 100)
+    monkeypatch.setattr(stream_stage, "MAX_STREAM_READOUT_INPUTS", 100)
     for ff in (False, True):
         with pytest.raises(audit.FamilyFormatError, match="at most 100"):
             check_kernel(KernelTable.from_dict(raw), streamed, first_failure=ff)

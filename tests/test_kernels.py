@@ -6,9 +6,8 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from certify.kernels.audit import (
-    KernelContradiction, assert_consistent, check_kernel, load_family, _detect_jumps,
-)
+from certify.kernels.audit import KernelContradiction, assert_consistent, check_kernel, load_family
+from certify.kernels.families import _detect_jumps
 from certify.kernels.table import KernelTable, TableFormatError, load_table
 
 from conftest import CORPUS, ROOT

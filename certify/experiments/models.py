@@ -18,7 +18,7 @@ table holds exactly these float64 arrays on the split's tokens (``phi_q``, ``phi
 ``values = v``, ``w = a``, ``beta = ⟨b, x̃⟩``, ``heads``, ``value_heads``; the dense
 reference as ``kernel``, ``exp`` of the scores less each query's largest score, which
 leaves every normalized prediction unchanged), and its exact evaluation
-(:func:`certify.kernels.multihead.exact_predictions`) is the model's prediction computed
+(:func:`certify.kernels.predict.exact_predictions`) is the model's prediction computed
 without rounding.
 
 Parameters are drawn once, for ``H = 1``, from the run's seed (PyTorch's ``Linear``

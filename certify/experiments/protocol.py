@@ -3,7 +3,7 @@
 ``certify experiment capacity`` (§6.2) and ``certify experiment heads`` (§6.3) are thin
 calls of :func:`run_capacity` and :func:`run_heads`. For every run the trained model is
 exported as a kernel table, read back from disk, and scored by
-:func:`certify.kernels.multihead.exact_predictions` on every sequence of the held-out
+:func:`certify.kernels.predict.exact_predictions` on every sequence of the held-out
 test set and of the training set: a sequence is correct when all its ``q`` query errors
 are ``< 1/2``, exactly. The float model's verdict is computed too, and any sequence where
 the two differ is reported. Labels come from the integer oracle (``witnesses.min_ip_target``).
@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..check import format_rational
-from ..kernels.multihead import exact_predictions
+from ..kernels.predict import exact_predictions
 from ..kernels.table import KernelTable, load_table, npz_bytes
 from .tasks import Setting, Split, SplitConfig, build_split, is_query_token, split_to_json
 

@@ -64,13 +64,13 @@ def build_case(tmp: str) -> tuple[str, str]:
 
 
 def old_readout_search(rev: str):
-    """``_readout_search`` as it was at ``rev``, wired to that commit's ``lp.strict_feasibility``."""
+    """``_readout_search`` (in ``certify/kernels/audit.py``) as it was at ``rev``, wired to that commit's ``lp.strict_feasibility``."""
     old_lp = load_module(rev, "certify/kernels/lp.py", "certify_baseline_lp")
     src = git_source(rev, "certify/kernels/audit.py")
     node = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == "_readout_search")
     code = ast.get_source_segment(src, node).replace("from .lp import strict_feasibility", "pass")
     from certify.check import format_rational
-    from certify.kernels.audit import _bits
+    from certify.kernels.report import _bits
 
     ns: dict[str, Any] = {"strict_feasibility": old_lp.strict_feasibility, "Fraction": Fraction, "Any": Any,
                           "KernelReport": object, "_bits": _bits, "format_rational": format_rational,
@@ -80,17 +80,17 @@ def old_readout_search(rev: str):
 
 
 def capture_search_args(table_path: str, family_path: str) -> tuple:
-    """Run ``check_kernel`` once and keep the arguments it passes to ``_readout_search``."""
+    """Run ``check_kernel`` once and keep the arguments it passes to ``readout_search``."""
     from certify.kernels import audit
     from certify.kernels.table import load_table
 
     seen = []
-    real = audit._readout_search
-    audit._readout_search = lambda *args: seen.append(args) or real(*args)
+    real = audit.readout_search
+    audit.readout_search = lambda *args: seen.append(args) or real(*args)
     try:
         audit.check_kernel(load_table(table_path), audit.load_family(family_path), search_readout=True)
     finally:
-        audit._readout_search = real
+        audit.readout_search = real
     return seen[0]
 
 
@@ -125,7 +125,7 @@ def main() -> None:
     ap.add_argument("--rev", default=BASELINE_REV)
     args = ap.parse_args()
     certify = shutil.which("certify") or sys.exit("certify is not on PATH (pip install .)")
-    from certify.kernels import audit, lp
+    from certify.kernels import audit, lp, readout
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; HiGHS installed: {lp.highs_available()}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,10 +144,10 @@ def main() -> None:
         captured = capture_search_args(table, family)
 
     # 2. the readout search alone
-    new_exact, t_exact = cpu(lambda: without_highs(lambda: search(audit._readout_search, captured)))
+    new_exact, t_exact = cpu(lambda: without_highs(lambda: search(audit.readout_search, captured)))
     print(f"readout search, today, exact simplex only:    {t_exact:6.2f} s CPU")
     if lp.highs_available():
-        new_highs, t_highs = cpu(lambda: search(audit._readout_search, captured))
+        new_highs, t_highs = cpu(lambda: search(audit.readout_search, captured))
         print(f"readout search, today, with HiGHS:            {t_highs:6.2f} s CPU; same report: {new_highs == new_exact}")
     old_lp = None
     if not args.no_baseline:
@@ -160,7 +160,7 @@ def main() -> None:
     by_query: dict[int, list[int]] = {}
     for i, X in enumerate(inputs):
         by_query.setdefault(X.tokens[X.query], []).append(i)
-    problems = [audit._readout_problem(inputs, xq, by_query[xq], alpha, dens, eps) for xq in q_tokens]
+    problems = [readout.readout_problem(inputs, xq, by_query[xq], alpha, dens, eps) for xq in q_tokens]
     res_a, t_a = cpu(lambda: [lp.strict_feasibility(r, lo, hi, len(k)) for k, r, lo, hi in problems])
     print(f"46 LPs, (a) exact sparse simplex, Bland:      {t_a:6.2f} s CPU  (feasible: {sum(x.feasible for x in res_a)})")
     res_d, t_d = cpu(lambda: [lp.decide_feasibility(r, lo, hi, len(k), solver="simplex") for k, r, lo, hi in problems])
@@ -185,7 +185,7 @@ def main() -> None:
 
     dens6 = [sum((alpha6(X.tokens[X.query], z) for z in X.tokens), fmpq(0)) for X in inputs]
     feasible_args = (None, inputs, q_tokens, alpha6, dens6, eps, m, captured[-1])
-    new6, t6 = cpu(lambda: search(audit._readout_search, feasible_args))
+    new6, t6 = cpu(lambda: search(audit.readout_search, feasible_args))
     line = f"all-feasible kernel 6^(−⟨x,z⟩): today {t6:6.2f} s CPU (readout exists: {new6[0]})"
     if old_lp is not None:
         old6, t6o = cpu(lambda: search(old_fn, feasible_args))
