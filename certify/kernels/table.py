@@ -18,7 +18,8 @@ whose exact value would be huge (``1e999999999``) are refused while parsing.
 it, straight into python-flint ``fmpq``: a binary float to the rational it denotes
 (``0.1`` in an ``.npz`` is ``3602879701896397/36028797018963968``), a JSON decimal
 literal to the decimal it spells (``0.1`` in JSON is ``1/10``), ``"p/q"`` strings to
-``p/q``. Tokens a family does not use cost their file size and nothing more.
+``p/q``. Tokens a family does not use cost their file size and nothing more. The number
+spellings and their exact values: ``certify.kernels.numbers``.
 
 >>> t = loads_json('{"tokens": ["10", "01"], "kernel": [[1, "1/2"], [0.25, 1]]}')
 >>> t.size, t.m, t.width, t.has_readout, t.entry("kernel", 1, 0)
@@ -32,11 +33,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import zipfile
 import zlib
 from fractions import Fraction
 from typing import Any
+
+from .numbers import (  # noqa: F401 - _decimal_parts, _json_float: certify.kernels.audit reads them here
+    MAX_DIGITS, TableFormatError, _check_delta, _check_json_entry, _Decimal, _decimal_parts, _fmpq_mat, _json_entry,
+    _json_float, _json_int, _Matrix, _no_constants, _no_duplicates, _np_entries)
 
 __all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "table_from_arrays", "LIMITS", "npz_bytes"]
 
@@ -48,7 +52,6 @@ MAX_DATA_BYTES = 2**30  # all arrays of an .npz, decompressed
 MAX_TOKENS = 10**6
 MAX_HEADS = 64  # the multi-head form: entries of 'heads' (and 'value_heads')
 MAX_TOKEN_BITS = 4096
-MAX_DIGITS = 1000  # of an exact JSON number: numerator and denominator each
 MAX_HEADER = 10_000  # bytes of one .npy header
 MAX_TOKEN_CHARS = 2**26  # N·m: the tokens are decoded whole
 MAX_FORTRAN_BYTES = 64 * 2**20  # a Fortran-order member is read whole, not streamed by rows
@@ -67,122 +70,7 @@ LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BY
           "heads": MAX_HEADS}
 
 
-class TableFormatError(ValueError):
-    """The table file is unreadable or malformed (exit 2); the message names the field."""
-
-
 # --------------------------------------------------------------------------- exact entries
-
-_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?\Z")
-_RATIONAL = re.compile(r"\s*(-?[0-9]+)(?:/([0-9]+))?\s*\Z")
-
-
-class _Decimal(str):
-    """A JSON decimal literal, validated and kept as text until its exact value is needed."""
-
-
-def _decimal_parts(text: str) -> tuple[int, int]:
-    """``(numerator, denominator)`` of a decimal literal whose size was checked by :func:`_json_float`."""
-    mo = _DECIMAL.match(text)
-    whole, frac, exp = mo.group(1), mo.group(2) or "", int(mo.group(3) or 0)
-    num = int(whole + frac) * (-1 if text.startswith("-") else 1)
-    shift = exp - len(frac)
-    return (num * 10**shift, 1) if shift >= 0 else (num, 10**-shift)
-
-
-def _json_float(text: str) -> _Decimal:
-    mo = _DECIMAL.match(text)
-    if mo is None:
-        raise TableFormatError(f"number {text[:40]} is not a JSON decimal literal")
-    digits = len(mo.group(1)) + len(mo.group(2) or "")
-    exp = (mo.group(3) or "0").lstrip("+-").lstrip("0") or "0"
-    # Decide from the exponent's spelling alone: never build a power larger than the limit.
-    if len(exp) > 12:
-        raise TableFormatError(f"number {text[:40]}… has an exponent of {len(exp):,} digits; "
-                               f"at most {MAX_DIGITS:,} digits are allowed in a number")
-    if digits + int(exp) > MAX_DIGITS:
-        raise TableFormatError(f"number {text[:40]} would have {digits + int(exp):,} digits; "
-                               f"at most {MAX_DIGITS:,} are allowed")
-    return _Decimal(text)
-
-
-def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise TableFormatError(f"integer of {len(text):,} digits; at most {MAX_DIGITS:,} are allowed")
-    return int(text)
-
-
-def _no_constants(text: str):
-    raise TableFormatError(f"{text} is not a number")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise TableFormatError(f"key {k[:40]!r} appears twice in one object")
-        out[k] = v
-    return out
-
-
-def _check_json_entry(v: Any, where: str) -> None:
-    """Validate one JSON entry's type and spelling (no conversion)."""
-    if isinstance(v, bool) or v is None:
-        raise TableFormatError(f"{where}: expected a number, got {json.dumps(v)}")
-    if isinstance(v, (int, _Decimal, Fraction)):
-        return
-    if isinstance(v, str):
-        mo = _RATIONAL.match(v) if len(v) <= 2 * MAX_DIGITS + 3 else None
-        if mo is None or len(mo.group(1).lstrip("-")) > MAX_DIGITS or len(mo.group(2) or "") > MAX_DIGITS:
-            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number \"p/q\" (at most {MAX_DIGITS:,} digits each)")
-        if mo.group(2) is not None and int(mo.group(2)) == 0:
-            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number (zero denominator)")
-        return
-    raise TableFormatError(f"{where}: expected a number, got {type(v).__name__}")
-
-
-def _json_entry(v: Any) -> tuple[int, int]:
-    """Exact ``(numerator, denominator)`` of a validated JSON entry."""
-    if isinstance(v, _Decimal):
-        return _decimal_parts(v)
-    if isinstance(v, str):
-        mo = _RATIONAL.match(v)
-        return int(mo.group(1)), int(mo.group(2) or 1)
-    if isinstance(v, Fraction):
-        return v.numerator, v.denominator
-    return int(v), 1
-
-
-def _np_entries(sub) -> list[tuple[int, int]]:
-    """Exact ``(numerator, denominator)`` of every entry of a numpy block (ints, bools, finite floats)."""
-    kind = sub.dtype.kind
-    if kind == "f":
-        if sub.dtype.itemsize <= 8:  # tolist() gives Python floats, exact for these widths
-            return [x.as_integer_ratio() for x in sub.ravel().tolist()]
-        return [x.as_integer_ratio() for x in sub.ravel()]  # long double: numpy scalars, exact
-    return [(int(x), 1) for x in sub.ravel().tolist()]
-
-
-class _Matrix:
-    """One numeric field held in memory (JSON: nested lists; or a numpy array), converted on demand."""
-
-    def __init__(self, name: str, data: Any, shape: tuple[int, ...]) -> None:
-        self.name, self.data, self.shape = name, data, shape
-
-    def prepare(self, rows: list[int]) -> None:
-        """Nothing to do: the data are in memory (see :class:`_NpzMatrix`)."""
-
-    def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
-        """``(numerator, denominator)`` of the entries in ``rows`` × ``cols`` (all columns if None), row-major."""
-        d = self.data
-        if len(self.shape) == 1:
-            return _np_entries(d[rows]) if hasattr(d, "dtype") else [_json_entry(d[i]) for i in rows]
-        if hasattr(d, "dtype"):
-            import numpy as np
-
-            return _np_entries(d[np.ix_(rows, cols)] if cols is not None else d[rows])
-        return [_json_entry(d[i][j]) for i in rows for j in (range(self.shape[1]) if cols is None else cols)]
-
 
 class _NpzMatrix(_Matrix):
     """One field of an ``.npz`` archive, decompressed lazily and only up to the rows asked for.
@@ -239,12 +127,6 @@ class _NpzMatrix(_Matrix):
         self.prepare(rows)
         local = [self.loaded[r] for r in rows]
         return super().pairs(local, cols)
-
-
-def _fmpq_mat(nrows: int, ncols: int, pairs: list[tuple[int, int]]):
-    from flint import fmpq, fmpq_mat
-
-    return fmpq_mat(nrows, ncols, [fmpq(p, q) for p, q in pairs])
 
 
 # --------------------------------------------------------------------------- the table
@@ -724,13 +606,6 @@ def _npz_widths(path: str, name: str, header: tuple) -> list[Any]:
     if dtype.kind not in "iu":
         raise TableFormatError(f"{name}: expected integers, got dtype {dtype}")
     return [int(v) for v in np.frombuffer(_npz_read(path, header, math.prod(shape) * dtype.itemsize), dtype=dtype)]
-
-
-def _check_delta(value: Fraction) -> Fraction:
-    if value < 0:
-        small = value.numerator.bit_length() + value.denominator.bit_length() <= 128
-        raise TableFormatError(f"delta is {value if small else 'a negative number'}; the denominator constant must be ≥ 0")
-    return value
 
 
 def _npz_delta(path: str, header: tuple) -> Fraction:
