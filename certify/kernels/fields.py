@@ -4,7 +4,7 @@ Which fields go together (``phi_q`` with ``phi_k``, or ``kernel``; a readout ``b
 ``w`` and optionally ``values``; the multi-head widths ``heads``, ``value_heads``), the shape
 each must have given ``N`` tokens, and the tokens themselves (0/1 strings of one length, no
 repeats): docs/kernel-table-format.md. Every reader of a table (``certify.kernels.table``:
-JSON, arrays, ``.npz`` archives) checks these from the shapes alone.
+JSON, arrays; ``certify.kernels.npz``: archives) checks these from the shapes alone.
 
 >>> _tokens(["10", "01"])
 ((1, 2), 2)

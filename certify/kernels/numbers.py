@@ -128,7 +128,7 @@ class _Matrix:
         self.name, self.data, self.shape = name, data, shape
 
     def prepare(self, rows: list[int]) -> None:
-        """Nothing to do: the data are in memory (see :class:`certify.kernels.table._NpzMatrix`)."""
+        """Nothing to do: the data are in memory (see :class:`certify.kernels.npz._NpzMatrix`)."""
 
     def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
         """``(numerator, denominator)`` of the entries in ``rows`` × ``cols`` (all columns if None), row-major."""
