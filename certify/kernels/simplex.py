@@ -96,30 +96,49 @@ def _simplex(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
     optimum reached may be another vertex), and falls back to Bland's rule, which
     cannot cycle, after ``m`` pivots in a row that do not move.
     """
-    from flint import fmpq
+    tableau = _Tableau(rows, b, len(c), rule)
+    tableau.phase_one()
+    obj = tableau.phase_two(c)
+    return tableau.solution(c, obj)
 
-    m, n = len(rows), len(c)
-    zero, one = fmpq(0), fmpq(1)
-    W = n + m  # the right-hand-side column
-    sign = [1] * m
-    tab: list[dict[int, Any]] = []
-    for i in range(m):
-        row = dict(rows[i])
-        if b[i] != 0:
-            row[W] = b[i]
-        if b[i] < 0:
-            row = {k: -v for k, v in row.items()}
-            sign[i] = -1
-        row[n + i] = one
-        tab.append(row)
-    basis = list(range(n, n + m))
 
-    def pivot(obj: dict, neg: set, r: int, j: int) -> None:
-        inv = one / tab[r][j]
+class _Tableau:
+    """The tableau of :func:`_simplex`: ``A x = b`` with one artificial per row, and its basis.
+
+    ``rows[i]``: row ``i`` as ``{column: nonzero}``, negated where ``b[i] < 0`` (``sign[i] = −1``)
+    so that every right-hand side is ``≥ 0``; ``basis[i]``: the column basic in row ``i``,
+    at first its artificial. An objective is a dict of reduced costs over the same columns,
+    with minus its current value in column ``W``.
+    """
+
+    def __init__(self, rows: list[dict[int, Any]], b: list, n: int, rule: str) -> None:
+        from flint import fmpq
+
+        m = len(rows)
+        self.m, self.n, self.rule = m, n, rule
+        self.zero, self.one = zero, one = fmpq(0), fmpq(1)
+        self.W = W = n + m  # the right-hand-side column
+        self.sign = [1] * m
+        self.rows: list[dict[int, Any]] = []
+        for i in range(m):
+            row = dict(rows[i])
+            if b[i] != 0:
+                row[W] = b[i]
+            if b[i] < 0:
+                row = {k: -v for k, v in row.items()}
+                self.sign[i] = -1
+            row[n + i] = one
+            self.rows.append(row)
+        self.basis = list(range(n, n + m))
+
+    def pivot(self, obj: dict, neg: set, r: int, j: int) -> None:
+        """Make column ``j`` basic in row ``r``: every row and ``obj`` (``neg``: its negative columns) updated."""
+        tab, zero = self.rows, self.zero
+        inv = self.one / tab[r][j]
         pr = {k: v * inv for k, v in tab[r].items()}
         tab[r] = pr
         items = list(pr.items())
-        for i in range(m):
+        for i in range(self.m):
             row = tab[i]
             f = row.get(j) if i != r else None
             if f is None:
@@ -143,32 +162,50 @@ def _simplex(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
                         neg.add(k)
                     else:
                         neg.discard(k)
-        basis[r] = j
+        self.basis[r] = j
 
-    def run(obj: dict, allowed: int) -> None:
+    @staticmethod
+    def entering(obj: dict, neg: set, allowed: int, dantzig: bool):
+        """The entering column among ``neg`` below ``allowed``, ``None`` at the optimum.
+
+        Bland's rule: the smallest column. Dantzig's: the most negative reduced cost (ties
+        to the smallest column).
+        """
+        if dantzig:
+            return min((k for k in neg if k < allowed), key=lambda k: (obj[k], k), default=None)
+        return min((k for k in neg if k < allowed), default=None)
+
+    def leaving(self, j: int):
+        """The ratio test for entering column ``j``: ``(ratio, row)`` of the smallest ratio, ties
+        to the smallest basic index; ``None`` if no row bounds ``j`` (unbounded)."""
+        tab, basis, zero, W = self.rows, self.basis, self.zero, self.W
+        best = None
+        for r in range(self.m):
+            a = tab[r].get(j)
+            if a is not None and a > zero:
+                ratio = tab[r].get(W, zero) / a
+                if best is None or ratio < best[0] or (ratio == best[0] and basis[r] < basis[best[1]]):
+                    best = (ratio, r)
+        return best
+
+    def run(self, obj: dict, allowed: int) -> None:
+        """Pivot until no column below ``allowed`` has a negative reduced cost in ``obj``."""
         # neg: the columns with a negative reduced cost, kept up to date by pivot (Bland's rule reads its minimum).
-        neg = {k for k, v in obj.items() if v < zero}
+        neg = {k for k, v in obj.items() if v < self.zero}
         stalled = 0  # consecutive degenerate pivots (Dantzig's rule can cycle on those)
         while True:
-            if rule == "dantzig" and stalled <= m:
-                entering = min((k for k in neg if k < allowed), key=lambda k: (obj[k], k), default=None)
-            else:
-                entering = min((k for k in neg if k < allowed), default=None)
+            entering = self.entering(obj, neg, allowed, self.rule == "dantzig" and stalled <= self.m)
             if entering is None:
                 return
-            best = None
-            for r in range(m):
-                a = tab[r].get(entering)
-                if a is not None and a > zero:
-                    ratio = tab[r].get(W, zero) / a
-                    if best is None or ratio < best[0] or (ratio == best[0] and basis[r] < basis[best[1]]):
-                        best = (ratio, r)
+            best = self.leaving(entering)
             if best is None:
                 raise LPError("the linear program is unbounded")
             stalled = stalled + 1 if best[0] == 0 else 0
-            pivot(obj, neg, best[1], entering)
+            self.pivot(obj, neg, best[1], entering)
 
-    def subtract(obj: dict, f, row: dict, limit: int) -> None:
+    def subtract(self, obj: dict, f, row: dict, limit: int) -> None:
+        """``obj −= f·row`` on the columns below ``limit`` and the right-hand side."""
+        zero, W = self.zero, self.W
         for k, v in row.items():
             if k < limit or k == W:
                 nv = obj.get(k, zero) - f * v
@@ -177,29 +214,41 @@ def _simplex(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
                 else:
                     obj[k] = nv
 
-    # Phase 1: minimize the sum of artificials; reduced costs = −(sum of rows) on non-artificials.
-    obj1: dict[int, Any] = {}
-    for row in tab:
-        subtract(obj1, one, row, n)
-    run(obj1, n)
-    if obj1.get(W, zero) != 0:
-        raise LPError("the linear program is infeasible")
-    for r in range(m):  # drive artificials at level zero out of the basis where possible
-        if basis[r] >= n:
-            j = min((k for k in tab[r] if k < n), default=None)
-            if j is not None:
-                pivot(obj1, set(), r, j)
-    # Phase 2: reduced costs of c with respect to the current basis.
-    obj2 = {k: v for k, v in enumerate(c) if v != 0}
-    for r in range(m):
-        if basis[r] < n and c[basis[r]] != 0:
-            subtract(obj2, c[basis[r]], tab[r], W)
-    run(obj2, n)
-    x = [zero] * n
-    for r in range(m):
-        if basis[r] < n:
-            x[basis[r]] = tab[r].get(W, zero)
-    # Dual: w_i = c_B B⁻¹ e_i, read from the artificial columns (B⁻¹ lives there), sign-corrected.
-    w = [sign[i] * -obj2.get(n + i, zero) for i in range(m)]
-    value = sum((c[k] * x[k] for k in range(n) if x[k] != 0), zero)
-    return value, x, w
+    def phase_one(self) -> None:
+        """Minimize the sum of the artificials (``LPError`` if it stays positive), then drive
+        those left basic at level zero out of the basis where possible."""
+        n = self.n
+        # reduced costs = −(sum of rows) on non-artificials.
+        obj1: dict[int, Any] = {}
+        for row in self.rows:
+            self.subtract(obj1, self.one, row, n)
+        self.run(obj1, n)
+        if obj1.get(self.W, self.zero) != 0:
+            raise LPError("the linear program is infeasible")
+        for r in range(self.m):
+            if self.basis[r] >= n:
+                j = min((k for k in self.rows[r] if k < n), default=None)
+                if j is not None:
+                    self.pivot(obj1, set(), r, j)
+
+    def phase_two(self, c: list) -> dict:
+        """Minimize ``c·x`` from phase one's basis; returns the final reduced costs."""
+        n, basis = self.n, self.basis
+        obj2 = {k: v for k, v in enumerate(c) if v != 0}  # reduced costs of c with respect to the current basis
+        for r in range(self.m):
+            if basis[r] < n and c[basis[r]] != 0:
+                self.subtract(obj2, c[basis[r]], self.rows[r], self.W)
+        self.run(obj2, n)
+        return obj2
+
+    def solution(self, c: list, obj2: dict):
+        """``(value, x, w)`` at the optimum, ``obj2`` phase two's reduced costs."""
+        n, m, zero = self.n, self.m, self.zero
+        x = [zero] * n
+        for r in range(m):
+            if self.basis[r] < n:
+                x[self.basis[r]] = self.rows[r].get(self.W, zero)
+        # Dual: w_i = c_B B⁻¹ e_i, read from the artificial columns (B⁻¹ lives there), sign-corrected.
+        w = [self.sign[i] * -obj2.get(n + i, zero) for i in range(m)]
+        value = sum((c[k] * x[k] for k in range(n) if x[k] != 0), zero)
+        return value, x, w
