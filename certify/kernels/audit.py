@@ -210,7 +210,7 @@ def parse_tolerance(text: str, name: str) -> Fraction:
     ...
     ValueError: --tol: 1e-999999999 would have 1,000,000,000 digits; at most 1,000 are allowed
     """
-    from .table import _decimal_parts, _json_float
+    from .numbers import _decimal_parts, _json_float
 
     text = str(text).strip()
     num, slash, den = text.partition("/")

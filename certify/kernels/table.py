@@ -10,15 +10,18 @@ one-hot values: ``g_{x_i}(x_j) = beta[i] + w[i][j]``) or with ``values`` (``N ×
 In an ``.npz`` archive every member's ``.npy`` header is read and checked — field name,
 dtype, shape, agreement of the shapes with each other and with the bytes the member
 holds — before any array data is decompressed, so a forged shape or a decompression
-bomb is refused after reading a few hundred bytes. JSON is parsed only after the
-memory its parse needs has been estimated from byte counts, and number spellings
-whose exact value would be huge (``1e999999999``) are refused while parsing.
+bomb is refused after reading a few hundred bytes (``certify.kernels.npz``, which then
+streams each member by rows, keeping only the rows a check uses). JSON is parsed only
+after the memory its parse needs has been estimated from byte counts, and number
+spellings whose exact value would be huge (``1e999999999``) are refused while parsing.
 
 **Exact and lazy.** Each entry is converted exactly, and only when a check asks for
 it, straight into python-flint ``fmpq``: a binary float to the rational it denotes
 (``0.1`` in an ``.npz`` is ``3602879701896397/36028797018963968``), a JSON decimal
 literal to the decimal it spells (``0.1`` in JSON is ``1/10``), ``"p/q"`` strings to
-``p/q``. Tokens a family does not use cost their file size and nothing more.
+``p/q``. Tokens a family does not use cost their file size and nothing more. The number
+spellings and their exact values: ``certify.kernels.numbers``; the fields, their shapes
+and the tokens, checked before any entry is read: ``certify.kernels.fields``.
 
 >>> t = loads_json('{"tokens": ["10", "01"], "kernel": [[1, "1/2"], [0.25, 1]]}')
 >>> t.size, t.m, t.width, t.has_readout, t.entry("kernel", 1, 0)
@@ -32,26 +35,19 @@ from __future__ import annotations
 
 import json
 import math
-import re
-import zipfile
-import zlib
 from fractions import Fraction
 from typing import Any
 
+from .numbers import (  # noqa: F401 - the names of the former table.py stay importable here
+    MAX_DIGITS, TableFormatError, _check_delta, _check_json_entry, _Decimal, _decimal_parts, _fmpq_mat, _json_entry,
+    _json_float, _json_int, _Matrix, _no_constants, _no_duplicates, _np_entries)
+from .fields import KEYS, MAX_HEADS, MAX_TOKEN_BITS, MAX_TOKENS, NUMERIC, _check_fields, _check_heads, _tokens  # noqa: F401
+from .npz import MAX_DATA_BYTES, MAX_FORTRAN_BYTES, MAX_HEADER, MAX_TOKEN_CHARS, NPZ_DATE, npz_bytes, read_npz  # noqa: F401
+
 __all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "table_from_arrays", "LIMITS", "npz_bytes"]
 
-KEYS = ("tokens", "phi_q", "phi_k", "kernel", "beta", "w", "values", "delta", "heads", "value_heads", "note")
-NUMERIC = ("phi_q", "phi_k", "kernel", "beta", "w", "values")
 MAX_FILE_BYTES = 2**30  # an .npz archive on disk
 MAX_JSON_BYTES = 256 * 2**20
-MAX_DATA_BYTES = 2**30  # all arrays of an .npz, decompressed
-MAX_TOKENS = 10**6
-MAX_HEADS = 64  # the multi-head form: entries of 'heads' (and 'value_heads')
-MAX_TOKEN_BITS = 4096
-MAX_DIGITS = 1000  # of an exact JSON number: numerator and denominator each
-MAX_HEADER = 10_000  # bytes of one .npy header
-MAX_TOKEN_CHARS = 2**26  # N·m: the tokens are decoded whole
-MAX_FORTRAN_BYTES = 64 * 2**20  # a Fortran-order member is read whole, not streamed by rows
 MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks)
 MAX_PRODUCT_WORK = 10**9  # Q·T·(r + d_v) multiply-adds to form the family's blocks of α (and g) from factors
 MAX_BLOCK_ENTRIES = 2 * 10**7  # exact_predictions: entries of the α and g blocks of all heads, held at once
@@ -65,186 +61,6 @@ LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BY
           "input × length × H terms (several heads)": MAX_PREDICTION_TERMS,
           "digits of a JSON number": MAX_DIGITS, "predicted seconds to prove a rank's upper bound": MAX_RANK_SECONDS,
           "heads": MAX_HEADS}
-
-
-class TableFormatError(ValueError):
-    """The table file is unreadable or malformed (exit 2); the message names the field."""
-
-
-# --------------------------------------------------------------------------- exact entries
-
-_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?\Z")
-_RATIONAL = re.compile(r"\s*(-?[0-9]+)(?:/([0-9]+))?\s*\Z")
-
-
-class _Decimal(str):
-    """A JSON decimal literal, validated and kept as text until its exact value is needed."""
-
-
-def _decimal_parts(text: str) -> tuple[int, int]:
-    """``(numerator, denominator)`` of a decimal literal whose size was checked by :func:`_json_float`."""
-    mo = _DECIMAL.match(text)
-    whole, frac, exp = mo.group(1), mo.group(2) or "", int(mo.group(3) or 0)
-    num = int(whole + frac) * (-1 if text.startswith("-") else 1)
-    shift = exp - len(frac)
-    return (num * 10**shift, 1) if shift >= 0 else (num, 10**-shift)
-
-
-def _json_float(text: str) -> _Decimal:
-    mo = _DECIMAL.match(text)
-    if mo is None:
-        raise TableFormatError(f"number {text[:40]} is not a JSON decimal literal")
-    digits = len(mo.group(1)) + len(mo.group(2) or "")
-    exp = (mo.group(3) or "0").lstrip("+-").lstrip("0") or "0"
-    # Decide from the exponent's spelling alone: never build a power larger than the limit.
-    if len(exp) > 12:
-        raise TableFormatError(f"number {text[:40]}… has an exponent of {len(exp):,} digits; "
-                               f"at most {MAX_DIGITS:,} digits are allowed in a number")
-    if digits + int(exp) > MAX_DIGITS:
-        raise TableFormatError(f"number {text[:40]} would have {digits + int(exp):,} digits; "
-                               f"at most {MAX_DIGITS:,} are allowed")
-    return _Decimal(text)
-
-
-def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise TableFormatError(f"integer of {len(text):,} digits; at most {MAX_DIGITS:,} are allowed")
-    return int(text)
-
-
-def _no_constants(text: str):
-    raise TableFormatError(f"{text} is not a number")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise TableFormatError(f"key {k[:40]!r} appears twice in one object")
-        out[k] = v
-    return out
-
-
-def _check_json_entry(v: Any, where: str) -> None:
-    """Validate one JSON entry's type and spelling (no conversion)."""
-    if isinstance(v, bool) or v is None:
-        raise TableFormatError(f"{where}: expected a number, got {json.dumps(v)}")
-    if isinstance(v, (int, _Decimal, Fraction)):
-        return
-    if isinstance(v, str):
-        mo = _RATIONAL.match(v) if len(v) <= 2 * MAX_DIGITS + 3 else None
-        if mo is None or len(mo.group(1).lstrip("-")) > MAX_DIGITS or len(mo.group(2) or "") > MAX_DIGITS:
-            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number \"p/q\" (at most {MAX_DIGITS:,} digits each)")
-        if mo.group(2) is not None and int(mo.group(2)) == 0:
-            raise TableFormatError(f"{where}: {v[:40]!r} is not a rational number (zero denominator)")
-        return
-    raise TableFormatError(f"{where}: expected a number, got {type(v).__name__}")
-
-
-def _json_entry(v: Any) -> tuple[int, int]:
-    """Exact ``(numerator, denominator)`` of a validated JSON entry."""
-    if isinstance(v, _Decimal):
-        return _decimal_parts(v)
-    if isinstance(v, str):
-        mo = _RATIONAL.match(v)
-        return int(mo.group(1)), int(mo.group(2) or 1)
-    if isinstance(v, Fraction):
-        return v.numerator, v.denominator
-    return int(v), 1
-
-
-def _np_entries(sub) -> list[tuple[int, int]]:
-    """Exact ``(numerator, denominator)`` of every entry of a numpy block (ints, bools, finite floats)."""
-    kind = sub.dtype.kind
-    if kind == "f":
-        if sub.dtype.itemsize <= 8:  # tolist() gives Python floats, exact for these widths
-            return [x.as_integer_ratio() for x in sub.ravel().tolist()]
-        return [x.as_integer_ratio() for x in sub.ravel()]  # long double: numpy scalars, exact
-    return [(int(x), 1) for x in sub.ravel().tolist()]
-
-
-class _Matrix:
-    """One numeric field held in memory (JSON: nested lists; or a numpy array), converted on demand."""
-
-    def __init__(self, name: str, data: Any, shape: tuple[int, ...]) -> None:
-        self.name, self.data, self.shape = name, data, shape
-
-    def prepare(self, rows: list[int]) -> None:
-        """Nothing to do: the data are in memory (see :class:`_NpzMatrix`)."""
-
-    def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
-        """``(numerator, denominator)`` of the entries in ``rows`` × ``cols`` (all columns if None), row-major."""
-        d = self.data
-        if len(self.shape) == 1:
-            return _np_entries(d[rows]) if hasattr(d, "dtype") else [_json_entry(d[i]) for i in rows]
-        if hasattr(d, "dtype"):
-            import numpy as np
-
-            return _np_entries(d[np.ix_(rows, cols)] if cols is not None else d[rows])
-        return [_json_entry(d[i][j]) for i in rows for j in (range(self.shape[1]) if cols is None else cols)]
-
-
-class _NpzMatrix(_Matrix):
-    """One field of an ``.npz`` archive, decompressed lazily and only up to the rows asked for.
-
-    A C-order ``.npy`` member stores its rows one after another, so the rows a check needs
-    are read by streaming the member once, keeping those rows and discarding the others
-    chunk by chunk, and stopping after the last one: memory is proportional to the rows
-    used, and the rows past the last one used are never decompressed. (Fortran-order
-    members are read whole.) Every row read is checked to be finite.
-    """
-
-    CHUNK = 16 * 2**20
-
-    def __init__(self, name: str, path: str, header: tuple) -> None:
-        super().__init__(name, None, tuple(header[2]))
-        self.path, self.header = path, header
-        self.loaded: dict[int, int] = {}  # table row → row of self.data
-
-    def prepare(self, rows: list[int]) -> None:
-        """Make sure ``rows`` are in memory (one streaming pass over the member for all missing rows)."""
-        import numpy as np
-
-        missing = sorted(set(rows) - set(self.loaded))
-        if not missing:
-            return
-        keep = sorted(set(self.loaded) | set(missing))
-        info, dtype, shape, fortran, offset = self.header
-        width = shape[1] if len(shape) == 2 else 1
-        row_bytes = width * dtype.itemsize
-        if fortran and len(shape) == 2:
-            if math.prod(shape) * dtype.itemsize > MAX_FORTRAN_BYTES:
-                raise TableFormatError(f"{self.path}: {self.name} is stored in Fortran order and holds "
-                                       f"{math.prod(shape) * dtype.itemsize:,} bytes; such members are read whole, at "
-                                       f"most {MAX_FORTRAN_BYTES // 2**20} MiB (save it in C order: numpy.ascontiguousarray)")
-            whole = _npz_read(self.path, self.header, math.prod(shape) * dtype.itemsize)
-            block = np.frombuffer(whole, dtype=dtype).reshape(shape, order="F")[keep]
-        else:
-            block = np.empty((len(keep), width), dtype=dtype)
-            want = {r: k for k, r in enumerate(keep)}
-            _npz_stream_rows(self.path, self.header, row_bytes, keep, lambda r, buf: block.__setitem__(
-                want[r], np.frombuffer(buf, dtype=dtype)))
-            if len(shape) == 1:
-                block = block[:, 0]
-        if dtype.kind == "f" and block.size:
-            finite = np.isfinite(block)
-            if not finite.all():
-                k = tuple(int(i) for i in np.argwhere(~finite)[0])
-                where = [keep[k[0]]] + list(k[1:])
-                raise TableFormatError(f"{self.path}: {self.name}{where} is {float(block[k])}; every entry must be finite")
-        self.data = block
-        self.loaded = {r: k for k, r in enumerate(keep)}
-
-    def pairs(self, rows: list[int], cols: list[int] | None) -> list[tuple[int, int]]:
-        self.prepare(rows)
-        local = [self.loaded[r] for r in rows]
-        return super().pairs(local, cols)
-
-
-def _fmpq_mat(nrows: int, ncols: int, pairs: list[tuple[int, int]]):
-    from flint import fmpq, fmpq_mat
-
-    return fmpq_mat(nrows, ncols, [fmpq(p, q) for p, q in pairs])
 
 
 # --------------------------------------------------------------------------- the table
@@ -459,294 +275,6 @@ def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any 
     return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
 
 
-# --------------------------------------------------------------------------- validation (shapes only)
-
-
-def _tokens(rows: list[str], name: str = "tokens") -> tuple[tuple[int, ...], int]:
-    """0/1 strings → (bitmasks, m); lengths equal, no repeats."""
-    if not rows:
-        raise TableFormatError(f"{name}: no tokens")
-    if len(rows) > MAX_TOKENS:
-        raise TableFormatError(f"{name}: {len(rows):,} tokens; at most {MAX_TOKENS:,}")
-    m = len(rows[0])
-    if not 1 <= m <= MAX_TOKEN_BITS:
-        raise TableFormatError(f"{name}[0] has length {m}; tokens have 1 to {MAX_TOKEN_BITS} bits")
-    masks = []
-    seen: dict[int, int] = {}
-    for i, s in enumerate(rows):
-        if not isinstance(s, str) or not s or s.strip("01"):
-            raise TableFormatError(f"{name}[{i}]: {str(s)[:40]!r} is not a nonempty 0/1 string")
-        if len(s) != m:
-            raise TableFormatError(f"{name}[{i}] has length {len(s)}, {name}[0] has {m}")
-        x = int(s[::-1], 2)
-        if x in seen:
-            raise TableFormatError(f"{name}[{i}] repeats {name}[{seen[x]}] ({s[:40]})")
-        seen[x] = i
-        masks.append(x)
-    return tuple(masks), m
-
-
-def _check_bits(tok) -> None:
-    """Refuse a numeric token array with an entry other than 0 or 1, naming the first (any integer dtype, bool, float)."""
-    import numpy as np
-
-    if not tok.size:
-        return
-    bad = ~((tok == 0) | (tok == 1))  # NaN compares unequal to both: refused too
-    if bad.any():
-        i, k = (int(v) for v in np.argwhere(bad)[0])
-        raise TableFormatError(f"tokens[{i}][{k}] is {tok[i, k].item()!r}; token entries must be 0 or 1")
-
-
-def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -> None:
-    """Which fields go together and what shape each must have (before any entry is read)."""
-    unknown = sorted(n for n in names if n not in KEYS)
-    if unknown:
-        name = unknown[0][:40] + ("…" if len(unknown[0]) > 40 else "")
-        raise TableFormatError(f"unknown field {name!r}; a table has {', '.join(KEYS)}")
-    has_factors = "phi_q" in names or "phi_k" in names
-    if has_factors == ("kernel" in names):
-        raise TableFormatError("give either 'phi_q' and 'phi_k' or 'kernel', not both and not neither")
-    if has_factors and not ("phi_q" in names and "phi_k" in names):
-        raise TableFormatError("'phi_q' and 'phi_k' come together")
-    if any(k in names for k in ("beta", "w", "values")) and not ("beta" in names and "w" in names):
-        raise TableFormatError("a readout needs both 'beta' and 'w' ('values' is optional)")
-    if "heads" in names and not has_factors:
-        raise TableFormatError("'heads' (the multi-head form) needs 'phi_q' and 'phi_k', not 'kernel'")
-    if "value_heads" in names and not ("heads" in names and "values" in names):
-        raise TableFormatError("'value_heads' comes with 'heads' and 'values'")
-    for name, shape in shapes.items():
-        if name in ("heads", "value_heads"):
-            if len(shape) != 1 or not 1 <= shape[0] <= MAX_HEADS:
-                raise TableFormatError(f"{name} must list 1 to {MAX_HEADS} widths (one-dimensional), got shape {shape}")
-        elif name == "beta":
-            if len(shape) != 1:
-                raise TableFormatError(f"beta must be one-dimensional, got shape {shape}")
-        elif len(shape) != 2:
-            raise TableFormatError(f"{name} must be two-dimensional, got shape {shape}")
-
-    def rows(name: str, cols: int | None) -> None:
-        shape = shapes[name]
-        if shape[0] != N:
-            what = "entries" if len(shape) == 1 else "rows"
-            raise TableFormatError(f"{name} has {shape[0]:,} {what}; expected N = {N:,}")
-        if cols is not None and shape[1] != cols:
-            raise TableFormatError(f"{name} has {shape[1]:,} columns; expected {cols:,}")
-
-    def width(name: str) -> int:
-        if shapes[name][1] < 1:
-            raise TableFormatError(f"{name} needs at least one column")
-        return shapes[name][1]
-
-    pairs = [("phi_q", width("phi_q")), ("phi_k", width("phi_q"))] if has_factors else [("kernel", N)]
-    if "beta" in names:
-        pairs += [("beta", None)] + ([("values", width("values")), ("w", width("values"))] if "values" in names else [("w", N)])
-    for name, cols in pairs:
-        rows(name, cols)
-    if "heads" in names and shapes["heads"][0] > 1 and "beta" in names:
-        if "value_heads" not in names:
-            raise TableFormatError("a readout of several heads needs 'values' and 'value_heads' (each head's value columns)")
-        if shapes["value_heads"][0] != shapes["heads"][0]:
-            raise TableFormatError(f"value_heads lists {shapes['value_heads'][0]} widths, heads {shapes['heads'][0]}")
-    elif "value_heads" in names and shapes["value_heads"][0] != shapes["heads"][0]:
-        raise TableFormatError(f"value_heads lists {shapes['value_heads'][0]} widths, heads {shapes['heads'][0]}")
-
-
-def _check_heads(fields: dict[str, "_Matrix"], heads: list[Any] | None, value_heads: list[Any] | None,
-                 delta: Fraction) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
-    """The widths of the multi-head form: integers ``≥ 1`` summing to the columns of the factors (values)."""
-    out = []
-    for name, vals, field in (("heads", heads, "phi_q"), ("value_heads", value_heads, "values")):
-        if vals is None:
-            out.append(None)
-            continue
-        widths = []
-        for i, v in enumerate(vals):
-            if type(v) is not int or v < 1:
-                shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:40] + "…"
-                raise TableFormatError(f"{name}[{i}] is {shown}; each width must be an integer ≥ 1")
-            widths.append(v)
-        total = fields[field].shape[1]
-        if sum(widths) != total:
-            shown = f"{sum(widths):,}" if sum(widths).bit_length() < 64 else "more than 2^64"
-            raise TableFormatError(f"{name} sums to {shown}; {field} has {total:,} columns")
-        out.append(tuple(widths))
-    if out[0] is not None and len(out[0]) > 1 and delta != 0:
-        raise TableFormatError("delta with several heads is not supported (each head's denominator is Σ_j α_h)")
-    return out[0], out[1]
-
-
-# --------------------------------------------------------------------------- .npz
-
-
-def _npz_headers(zf: zipfile.ZipFile, path: str) -> dict[str, tuple]:
-    """Read and check every member's ``.npy`` header; return name → (info, dtype, shape, fortran, offset)."""
-    from numpy.lib import format as npy
-
-    infos = zf.infolist()
-    if len(infos) > len(KEYS):
-        raise TableFormatError(f"{path}: the archive has {len(infos):,} members; a table has at most {len(KEYS)}")
-    out: dict[str, tuple] = {}
-    total = 0
-    for info in infos:
-        name = info.filename
-        field = name[:-4] if name.endswith(".npy") else None
-        if field is None or field not in KEYS:
-            raise TableFormatError(f"{path}: unknown field {(field or name)[:60]!r} (member {name[:60]!r}); a table has "
-                                   f"{', '.join(KEYS)}, each as a .npy member")
-        if field in out:
-            raise TableFormatError(f"{path}: field {field!r} appears twice in the archive")
-        try:
-            with zf.open(info) as fp:
-                version = npy.read_magic(fp)
-                if version == (1, 0):
-                    shape, fortran, dtype = npy.read_array_header_1_0(fp, max_header_size=MAX_HEADER)
-                elif version == (2, 0):
-                    shape, fortran, dtype = npy.read_array_header_2_0(fp, max_header_size=MAX_HEADER)
-                else:
-                    raise TableFormatError(f"{path}: member {name!r} has .npy format version {version}; "
-                                           "versions 1.0 and 2.0 are read (numpy.save writes 1.0)")
-                offset = fp.tell()
-        except TableFormatError:
-            raise
-        except Exception as exc:  # numpy parses the header of an untrusted file: any failure means "unreadable"
-            raise TableFormatError(f"{path}: member {name!r} is not a readable .npy array "
-                                   f"({type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''})") from None
-        if dtype.hasobject:
-            raise TableFormatError(f"{path}: {field} holds Python objects (pickled data), which are never loaded")
-        if dtype.fields is not None or dtype.subdtype is not None:
-            raise TableFormatError(f"{path}: {field} has a structured dtype {dtype}; expected plain numbers")
-        kinds = "USiubf" if field in ("tokens", "note") else "iufb"  # a note: free text (or numbers), never read
-        if dtype.kind == "c":
-            raise TableFormatError(f"{field}: complex numbers are not allowed")
-        if dtype.kind not in kinds:
-            raise TableFormatError(f"{field}: expected {'0/1 strings or a 0/1 array (integers, booleans or floats)' if field == 'tokens' else 'a numeric array'}, "
-                                   f"got dtype {dtype}")
-        if any(d < 0 for d in shape) or len(shape) > 2:
-            raise TableFormatError(f"{field}: shape {shape} is not that of a vector or matrix")
-        nbytes = math.prod(shape) * dtype.itemsize
-        if info.file_size != offset + nbytes:
-            raise TableFormatError(f"{path}: member {name!r} declares shape {shape} ({nbytes:,} bytes of data) "
-                                   f"but holds {max(info.file_size - offset, 0):,}")
-        total += nbytes
-        if total > MAX_DATA_BYTES:
-            raise TableFormatError(f"{path}: the arrays would take more than {MAX_DATA_BYTES // 2**20:,} MiB "
-                                   "decompressed; refused before decompressing")
-        out[field] = (info, dtype, shape, fortran, offset)
-    return out
-
-
-_CORRUPT = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError)
-
-
-def _npz_stream_rows(path: str, header: tuple, row_bytes: int, rows: list[int], take) -> None:
-    """Stream a member's data, calling ``take(row, bytes)`` for each of the sorted ``rows``; stop after the last."""
-    from ..check import Progress
-
-    info, dtype, shape, fortran, offset = header
-    progress = Progress(f"reading {info.filename}", total=(rows[-1] + 1) * row_bytes if rows else 0)
-    try:
-        with zipfile.ZipFile(path) as zf, zf.open(info) as fp:
-            pos = -offset  # bytes of data consumed so far (negative while in the header)
-            for r in rows:
-                target = r * row_bytes
-                while pos < target:
-                    step = min(target - pos, _NpzMatrix.CHUNK)
-                    got = fp.read(step)
-                    if len(got) != step:
-                        raise TableFormatError(f"{path}: member {info.filename!r} is truncated")
-                    pos += step
-                    progress.update(max(pos, 0), "bytes")
-                buf = fp.read(row_bytes)
-                if len(buf) != row_bytes:
-                    raise TableFormatError(f"{path}: member {info.filename!r} is truncated")
-                take(r, buf)
-                pos += row_bytes
-        progress.close()
-    except TableFormatError:
-        raise
-    except _CORRUPT as exc:
-        raise TableFormatError(f"{path}: member {info.filename!r} is corrupt ({type(exc).__name__}: "
-                               f"{str(exc).splitlines()[0][:80] if str(exc) else ''})") from None
-
-
-def _npz_read(path: str, header: tuple, nbytes: int) -> bytes:
-    """A whole member's data (its size was checked against its header)."""
-    out: list[bytes] = []
-    info = header[0]
-    _npz_stream_rows(path, header, nbytes, [0], lambda r, buf: out.append(buf))
-    return out[0]
-
-
-def _load_npz(path: str) -> KernelTable:
-    import numpy as np
-
-    try:
-        zf = zipfile.ZipFile(path)
-    except _CORRUPT as exc:
-        raise TableFormatError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {str(exc)[:80]})") from None
-    with zf:
-        headers = _npz_headers(zf, path)
-    headers.pop("note", None)
-    delta = _npz_delta(path, headers.pop("delta")) if "delta" in headers else Fraction(0)
-    if "tokens" not in headers:
-        raise TableFormatError("missing field 'tokens'")
-    tok_h = headers["tokens"]
-    if tok_h[1].kind in "US" and len(tok_h[2]) != 1 or tok_h[1].kind in "iubf" and len(tok_h[2]) != 2:
-        raise TableFormatError(f"tokens: expected N 0/1 strings or an N×m 0/1 array, got {tok_h[1]} {tok_h[2]}")
-    N = tok_h[2][0]
-    _check_fields(set(headers), {k: h[2] for k, h in headers.items() if k != "tokens"}, N)
-    width = tok_h[2][1] if len(tok_h[2]) == 2 else tok_h[1].itemsize // (4 if tok_h[1].kind == "U" else 1)
-    if N > MAX_TOKENS or N * width > MAX_TOKEN_CHARS:  # from the header: the tokens are decoded whole
-        raise TableFormatError(f"tokens: {N:,} tokens of up to {width:,} bits; at most {MAX_TOKENS:,} tokens "
-                               f"and {MAX_TOKEN_CHARS:,} bits in all")
-    tok = np.frombuffer(_npz_read(path, tok_h, math.prod(tok_h[2]) * tok_h[1].itemsize), dtype=tok_h[1])
-    tok = tok.reshape(tok_h[2], order="F" if tok_h[3] else "C")
-    if tok.dtype.kind == "U":
-        rows = [str(t) for t in tok.tolist()]
-    elif tok.dtype.kind == "S":
-        rows = [t.decode("ascii", "replace") for t in tok.tolist()]
-    else:
-        _check_bits(tok)
-        text = (np.ascontiguousarray(tok, dtype=np.uint8) + ord("0")).tobytes().decode("ascii")
-        rows = [text[i * width:(i + 1) * width] for i in range(N)]
-    tokens, m = _tokens(rows)
-    fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
-    widths = [None if k not in headers else _npz_widths(path, k, headers[k]) for k in ("heads", "value_heads")]
-    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
-
-
-def _npz_widths(path: str, name: str, header: tuple) -> list[Any]:
-    """A ``heads``/``value_heads`` member (at most :data:`MAX_HEADS` integers; the shape was checked): its entries."""
-    import numpy as np
-
-    info, dtype, shape, fortran, offset = header
-    if dtype.kind not in "iu":
-        raise TableFormatError(f"{name}: expected integers, got dtype {dtype}")
-    return [int(v) for v in np.frombuffer(_npz_read(path, header, math.prod(shape) * dtype.itemsize), dtype=dtype)]
-
-
-def _check_delta(value: Fraction) -> Fraction:
-    if value < 0:
-        small = value.numerator.bit_length() + value.denominator.bit_length() <= 128
-        raise TableFormatError(f"delta is {value if small else 'a negative number'}; the denominator constant must be ≥ 0")
-    return value
-
-
-def _npz_delta(path: str, header: tuple) -> Fraction:
-    """The ``delta`` member: one finite number ≥ 0 (shape ``()`` as ``numpy.savez(delta=1e-6)`` writes it, or ``(1,)``)."""
-    import numpy as np
-
-    info, dtype, shape, fortran, offset = header
-    if shape not in ((), (1,)) or dtype.kind not in "iuf":
-        raise TableFormatError(f"delta: expected one number (shape ()), got dtype {dtype} shape {shape}")
-    value = np.frombuffer(_npz_read(path, header, dtype.itemsize), dtype=dtype)[0]
-    if dtype.kind == "f" and not np.isfinite(value):
-        raise TableFormatError(f"delta is {float(value)}; it must be finite")
-    p, q = _np_entries(np.asarray(value))[0]
-    return _check_delta(Fraction(p, q))
-
-
 # --------------------------------------------------------------------------- .json
 
 
@@ -848,6 +376,10 @@ def loads_json(data: bytes | str) -> KernelTable:
 # --------------------------------------------------------------------------- files
 
 
+def _load_npz(path: str) -> KernelTable:
+    return KernelTable(*read_npz(path))
+
+
 def load_table(path: str) -> KernelTable:
     """Read a table file, ``.npz`` or JSON, told apart by content; ``TableFormatError`` on any problem."""
     try:
@@ -894,32 +426,3 @@ def load_table(path: str) -> KernelTable:
         return loads_json(data)
     except TableFormatError as exc:
         raise TableFormatError(f"{path}: {exc}") from None
-
-
-#: The date every member of a written ``.npz`` carries (the earliest a zip can hold), so
-#: that the same arrays always give the same bytes.
-NPZ_DATE = (1980, 1, 1, 0, 0, 0)
-
-
-def npz_bytes(arrays: dict[str, Any], *, compress: bool = True, allow_pickle: bool = False) -> bytes:
-    """An ``.npz`` archive of ``arrays`` as ``numpy.savez[_compressed]`` writes it, but reproducible.
-
-    numpy dates each member with the current time, so writing the same table twice gives
-    different files; here every member is dated :data:`NPZ_DATE`. Members are ``<name>.npy``
-    in the order given, without pickles unless ``allow_pickle`` (the reader refuses object
-    arrays; the test corpus writes one to show it).
-    """
-    import io
-
-    import numpy as np
-
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED) as zf:
-        for name, arr in arrays.items():
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.asanyarray(arr), allow_pickle=allow_pickle)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=NPZ_DATE)
-            info.compress_type = zf.compression
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, member.getvalue())
-    return buf.getvalue()
