@@ -285,6 +285,38 @@ def test_heads_smoke_run_writes_multi_head_tables(tmp_path):
                            "all_paired_H2_H1_intervals_include_zero", "largest_budget"}
 
 
+@pytest.mark.parametrize("command,stale", [
+    (["capacity", "--settings", "6:4", "--ranks", "2"], "M6_q4/draw0/rank2_seed0.npz"),
+    (["heads", "--budgets", "4", "--heads", "1,2", "--draws", "0"], "M8_q3/draw0/rank4_seed0.npz")])
+def test_a_diverged_run_is_a_result_reported_everywhere_not_exit_3(tmp_path, command, stale):
+    """Issue 29, defect 1: Adam at lr 10⁶ makes every trained entry NaN. Was exit 3 ("an exported table was
+    refused"); now each run is recorded as diverged (its first non-finite entry), writes no table, counts as
+    0 correct, and the command goes on and exits 0 with the text, JSON and plot saying so."""
+    pytest.importorskip("torch")
+    pytest.importorskip("matplotlib")
+    stale = tmp_path / "out" / stale
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"an earlier run's table")  # not this run's: removed, not left beside a diverged run
+    proc = run_cli("experiment", *command, *SMOKE, "--seeds", "0-1", "--lr", "1e6", "--no-dense", "--out", "out",
+                   "--plot", "fig.png", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "  diverged     " in proc.stdout and "is nan" in proc.stdout
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["runs"] and all(r["diverged"] and " is " in r["diverged"] and r["table"] is None for r in doc["runs"])
+    assert all(r["exact"]["test"]["correct"] == 0 and r["exact"]["test"]["max_error_decimal"] is None for r in doc["runs"])
+    assert doc["summary"]["diverged_runs"] == len(doc["runs"])
+    assert not list((tmp_path / "out").rglob("*.npz")) and (tmp_path / "fig.png").stat().st_size > 0
+
+
+def test_first_nonfinite_names_the_entry():
+    np = pytest.importorskip("numpy")
+    from certify.kernels.diverged import first_nonfinite
+
+    assert first_nonfinite({"tokens": np.array(["01"]), "phi_q": np.ones((2, 3)), "heads": np.array([1, 2])}) is None
+    assert first_nonfinite({"phi_q": np.ones((2, 3)), "phi_k": np.array([[1.0, np.inf]])}) == "phi_k[0, 1] is inf"
+    assert first_nonfinite({"kernel": np.array([[0.0, -np.inf]]), "beta": np.array([np.nan])}) == "kernel[0, 1] is -inf"
+
+
 def test_matched_heads_share_parameter_count_and_initial_values():
     pytest.importorskip("torch")
     from certify.experiments.models import TrainSpec, _Params

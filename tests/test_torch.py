@@ -239,6 +239,34 @@ def test_train_with_a_user_factory(tmp_path):
         os.chdir(ROOT)
 
 
+def test_train_records_a_diverged_run_and_goes_on(tmp_path):
+    """Issue 29, defect 1, for certify train: a factory whose features overflow makes every trained entry inf/NaN.
+    Was exit 2 (the exported table refused); now the runs are diverged, without tables, not solving, exit 0."""
+    (tmp_path / "blowup.py").write_text(
+        "import torch\n"
+        "def make(m, r, seed):\n"
+        "    a, b = torch.nn.Linear(m, r, dtype=torch.float64), torch.nn.Linear(m, r, dtype=torch.float64)\n"
+        "    with torch.no_grad():\n"
+        "        a.weight.fill_(1e300); b.weight.fill_(1e300)\n"
+        "    return torch.nn.Sequential(a, torch.nn.Softplus()), torch.nn.Sequential(b, torch.nn.Softplus())\n")
+    proc = _train("--feature-map", "blowup:make", "--ranks", "4", "--seeds", "0,1", "--out", str(tmp_path / "o"),
+                  "--json", cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    doc = json.loads(proc.stdout)
+    assert [r["diverged"] is not None for r in doc["runs"]] == [True, True]
+    assert all(r["table"] is None and r["solves"] is False and r["max_error"] is None for r in doc["runs"])
+    assert doc["summary"] == [{"rank": 4, "seeds": [0, 1], "mean_max_error": None, "mean_max_error_decimal": None,
+                               "solving": 0, "runs": 2, "readout_exists": 0, "diverged": 2}]
+    assert not list((tmp_path / "o").glob("*.npz"))
+    text = _train("--feature-map", "blowup:make", "--ranks", "4", "--out", str(tmp_path / "o"), "--plot",
+                  str(tmp_path / "p.png"), cwd=str(tmp_path))
+    assert text.returncode == 0, text.stderr
+    assert "no (diverged: no table)" in text.stdout and "  diverged     1 of 1 runs" in text.stdout
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
 def test_train_refuses_a_feature_map_that_is_no_name():
     proc = _train("--feature-map", "not a name", "--ranks", "4")
     assert proc.returncode == 2 and "--feature-map" in proc.stderr

@@ -115,9 +115,10 @@ def _progress(total: int, what: str):
         if quiet:
             return
         model = "dense" if run.dense else f"R {run.rank}" + (f" H {run.heads}" if run.heads > 1 else "")
+        scores = (f"diverged ({run.diverged}), no table" if run.diverged is not None else
+                  f"exact test accuracy {float(run.accuracy()):.4f}, train {float(run.accuracy('train')):.4f}")
         click.echo(f"certify experiment {what}: run {done}/{total}: {run.setting.key} draw {run.draw} {model} seed "
-                   f"{run.seed}: exact test accuracy {float(run.accuracy()):.4f}, train "
-                   f"{float(run.accuracy('train')):.4f}, {run.seconds:.1f} s", err=True)
+                   f"{run.seed}: {scores}, {run.seconds:.1f} s", err=True)
 
     return on_run
 
@@ -199,7 +200,9 @@ def _run_errors(fn):
 def capacity_cmd(settings, ranks, steps, draw, value_dim, **o) -> int:
     """§6.2: feature capacity on held-out inputs, exact-sequence accuracy of every trained table.
 
-    Exit 0 when every run was trained, exported and scored; 2 bad input, an impossible split or no torch.
+    Exit 0 when every run was trained and scored from its exported table, or diverged (a trained entry not
+    finite: reported, no table, 0 correct); 2 bad input, an impossible split or no torch; 3 a table we wrote
+    was refused on reading back (a bug).
     """
     from ..experiments import protocol as P
     from ..experiments.tasks import Setting
@@ -230,7 +233,9 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, **o) -> int:
 def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
     """§6.3: a fixed feature budget split among H heads, matched parameters and minibatches, scored exactly.
 
-    Exit 0 when every run was trained, exported and scored; 2 bad input, an impossible split or no torch.
+    Exit 0 when every run was trained and scored from its exported table, or diverged (a trained entry not
+    finite: reported, no table, 0 correct); 2 bad input, an impossible split or no torch; 3 a table we wrote
+    was refused on reading back (a bug).
     """
     from ..experiments import protocol as P
     from ..experiments.tasks import Setting

@@ -79,8 +79,9 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
 def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 
-    Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained,
-    exported and checked; 2 bad input or no torch; 3 a result contradicts the certificate.
+    Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained and
+    its table exported and checked, or the run diverged (a trained entry not finite: reported, no table);
+    2 bad input or no torch; 3 a result contradicts the certificate.
     """
     from ..kernels import training as T
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family, require_explicit
@@ -116,8 +117,9 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, p
         progress = Progress(f"certify train: {total} runs", total=total, delay=0.0, interval=0.0)
 
         def on_run(res, done, total):
-            progress.update(done, f"rank {res.rank} seed {res.seed}: exact max error "
-                                  f"{float(res.report.max_error):.4g}, solves: {'yes' if res.solves else 'no'}")
+            what = (f"diverged ({res.diverged})" if res.report is None else
+                    f"exact max error {float(res.report.max_error):.4g}, solves: {'yes' if res.solves else 'no'}")
+            progress.update(done, f"rank {res.rank} seed {res.seed}: {what}")
 
         results = T.run_experiment(fam, config, out_dir, on_run)
         progress.close()

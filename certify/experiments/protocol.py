@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..check import format_rational
+from ..kernels.diverged import finite_or_none, first_nonfinite
 from ..kernels.predict import exact_predictions
 from ..kernels.table import KernelTable, load_table, npz_bytes
 from .tasks import Setting, Split, SplitConfig, build_split, is_query_token, split_to_json
@@ -107,6 +108,7 @@ class Run:
     float_accuracy: dict[str, float] = field(default_factory=dict)
     float_loss: dict[str, float] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    diverged: str | None = None  # its first non-finite trained entry (certify.kernels.diverged): no table, 0 correct
 
     @property
     def dense(self) -> bool:
@@ -124,12 +126,14 @@ class Run:
     def to_json(self) -> dict[str, Any]:
         return {
             "setting": self.setting.key, "draw": self.draw, "model": "dense" if self.dense else "positive",
-            "rank": self.rank, "heads": self.heads, "seed": self.seed, "table": self.table, "selected_step": self.step,
+            "rank": self.rank, "heads": self.heads, "seed": self.seed, "table": self.table or None,
+            "selected_step": self.step, "diverged": self.diverged,
             "exact": {p: {"correct": e["correct"], "total": e["total"],
                           "accuracy": {"exact": format_rational(e["accuracy"]), "decimal": f"{float(e['accuracy']):.6g}"},
-                          "max_error_decimal": f"{float(e['max_error']):.6g}"} for p, e in self.exact.items()},
-            "float": {p: {"accuracy": round(self.float_accuracy[p], 12), "loss": float(f"{self.float_loss[p]:.6g}")}
-                      for p in self.float_accuracy},
+                          "max_error_decimal": None if e["max_error"] is None else f"{float(e['max_error']):.6g}"}
+                      for p, e in self.exact.items()},
+            "float": {p: {"accuracy": finite_or_none(round(self.float_accuracy[p], 12)),
+                          "loss": finite_or_none(float(f"{self.float_loss[p]:.6g}"))} for p in self.float_accuracy},
             "float_exact_disagreements": self.disagreements,
         }
 
@@ -253,29 +257,41 @@ def execute(plan, splits: dict[tuple[str, int], Split], train_spec: Callable[[in
         res = train_model(spec, tokens, setting.m, parts)
         folder = os.path.join(out_dir, setting.key, f"draw{d}")
         os.makedirs(folder, exist_ok=True)
-        run.table = os.path.join(folder, f"{run.name}.npz")
-        m = setting.m
-        arrays = {"tokens": _token_strings(tokens, m), **res["arrays"]}
-        with open(run.table, "wb") as fh:
-            fh.write(npz_bytes(arrays, compress=True))
         run.step = res["step"]
         for p in ("train", "val", "test"):
             run.float_accuracy[p] = res["float"][p]["accuracy"]
             run.float_loss[p] = res["float"][p]["loss"]
-        table = load_table(run.table)  # read back once: both parts are scored from the same file
-        for p in ("test", "train"):
-            figures, verdicts, _ = exact_scores(table, split, p)
-            run.exact[p] = figures
-            pred = res["float"][p]["predictions"]
-            for i, (seq, ok) in enumerate(zip(getattr(split, p), verdicts)):
-                fl = all(abs(pred[i][X.query] - X.target) < 0.5 for X in split.inputs(seq))
-                if fl != ok:
-                    run.disagreements.append({"part": p, "sequence": i, "float_correct": fl, "exact_correct": ok})
+        path = os.path.join(folder, f"{run.name}.npz")
+        run.diverged = first_nonfinite(res["arrays"])
+        if run.diverged is None:
+            run.table = path
+            _score(run, res, split, tokens)
+        else:  # a result, not a bug: no table (the reader refuses non-finite entries), nothing correct
+            if os.path.exists(path):
+                os.remove(path)  # an earlier run's table under this name would not be this run's
+            run.exact = {p: {"correct": 0, "total": len(getattr(split, p)), "accuracy": Fraction(0), "max_error": None}
+                         for p in ("test", "train")}
         run.seconds = time.perf_counter() - t0
         runs.append(run)
         if on_run is not None:
             on_run(run, k + 1, len(plan))
     return runs
+
+
+def _score(run: Run, res: dict[str, Any], split: Split, tokens: list[int]) -> None:
+    """Export the run's table, read it back once and score both parts from the file, exactly; note float disagreements."""
+    arrays = {"tokens": _token_strings(tokens, split.setting.m), **res["arrays"]}
+    with open(run.table, "wb") as fh:
+        fh.write(npz_bytes(arrays, compress=True))
+    table = load_table(run.table)  # read back once: both parts are scored from the same file
+    for p in ("test", "train"):
+        figures, verdicts, _ = exact_scores(table, split, p)
+        run.exact[p] = figures
+        pred = res["float"][p]["predictions"]
+        for i, (seq, ok) in enumerate(zip(getattr(split, p), verdicts)):
+            fl = all(abs(pred[i][X.query] - X.target) < 0.5 for X in split.inputs(seq))
+            if fl != ok:
+                run.disagreements.append({"part": p, "sequence": i, "float_correct": fl, "exact_correct": ok})
 
 
 def _token_strings(tokens: list[int], m: int):
@@ -330,6 +346,7 @@ def capacity_summary(cfg: CapacityConfig, runs: list[Run]) -> dict[str, Any]:
         "smallest_rank_90": {"paper": [8, 16, 64], "measured": smallest},
         "dense_succeeds_every_seed": {"paper": True, "measured": dense_all if cfg.dense else None},
     }
+    out["diverged_runs"] = sum(r.diverged is not None for r in runs)
     return out
 
 
@@ -376,6 +393,7 @@ def heads_summary(cfg: HeadsConfig, runs: list[Run]) -> dict[str, Any]:
                                              "test_error": rows[-1][f"H{H}"]["mean"]["decimal"]} for H in cfg.heads},
             }
     out["claims"] = claims
+    out["diverged_runs"] = sum(r.diverged is not None for r in runs)
     return out
 
 

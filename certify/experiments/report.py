@@ -63,6 +63,22 @@ def _disagree(runs: list[Run]) -> int:
     return sum(len(r.disagreements) for r in runs)
 
 
+def _diverged_lines(runs: list[Run]) -> list[str]:
+    """A diverged run (certify.kernels.diverged): named with its first non-finite entry; it counts as 0 correct."""
+    bad = [r for r in runs if r.diverged is not None]
+    if not bad:
+        return []
+    shown = "; ".join(f"{r.setting.key} draw {r.draw} {r.name}: {r.diverged}" for r in bad[:3])
+    return [f"  diverged     {len(bad)} of {len(runs)} runs: a trained entry is not finite, so no table was written; "
+            f"each counts as 0 sequences correct ({shown}{'; …' if len(bad) > 3 else ''})"]
+
+
+def _diverged_note(fig, runs: list[Run], counted: str) -> None:
+    n = sum(r.diverged is not None for r in runs)
+    if n:
+        fig.text(0.01, 0.01, f"{n} diverged run(s): no table, counted as {counted}", fontsize=7, color="tab:red")
+
+
 def capacity_text(cfg: CapacityConfig, splits, paths, runs: list[Run]) -> list[str]:
     summ = capacity_summary(cfg, runs)
     lines = [f"certify experiment capacity  §6.2: {len(cfg.settings)} settings × {len(cfg.ranks)} ranks × "
@@ -73,6 +89,7 @@ def capacity_text(cfg: CapacityConfig, splits, paths, runs: list[Run]) -> list[s
                  "dense: softmax(⟨W_Q x̃, W_K z̃⟩)")
     lines.append(f"  scored       exactly, from each exported table: a sequence is correct when all q query errors "
                  f"are < 1/2; float and exact verdicts differ on {_disagree(runs)} sequences")
+    lines += _diverged_lines(runs)
     for s, block in zip(cfg.settings, summ["settings"]):
         rs = [r for r in runs if r.setting == s]
         lines.append("")
@@ -112,6 +129,7 @@ def heads_text(cfg: HeadsConfig, splits, paths, runs: list[Run]) -> list[str]:
                  "same parameter count, initial values and minibatch order at each R")
     lines.append(f"  scored       exactly, from each exported table (error = 1 − exact-sequence accuracy); float and "
                  f"exact verdicts differ on {_disagree(runs)} sequences")
+    lines += _diverged_lines(runs)
     for block in summ["draws"]:
         lines.append("")
         lines.append(f"  draw {block['draw']}: joint-OOD test error, mean ± 95% Student-t half-width (train error in brackets)")
@@ -167,6 +185,7 @@ def plot_capacity(cfg: CapacityConfig, runs: list[Run], path: str) -> None:
     axes[0].set_ylabel("joint-OOD exact-sequence accuracy (exact)")
     axes[0].legend(fontsize=8, loc="lower right", title="dashed: dense reference", title_fontsize=8)
     fig.tight_layout()
+    _diverged_note(fig, runs, "accuracy 0")
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -195,5 +214,6 @@ def plot_heads(cfg: HeadsConfig, runs: list[Run], path: str) -> None:
     axes[0][0].set_ylabel("joint-OOD error, 1 − exact-sequence accuracy")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
+    _diverged_note(fig, runs, "error 1")
     fig.savefig(path, dpi=120)
     plt.close(fig)

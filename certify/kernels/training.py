@@ -45,6 +45,7 @@ from typing import Any, Callable
 
 from ..check import format_rational
 from .audit import FamilySpec, KernelReport, check_kernel
+from .diverged import finite_or_none, first_nonfinite
 from .table import load_table
 
 __all__ = [
@@ -115,7 +116,11 @@ class TrainConfig:
 
 @dataclass
 class RunResult:
-    """One trained head: its float training figures and the exact verdict on its exported table."""
+    """One trained head: its float training figures and the exact verdict on its exported table.
+
+    A diverged run (``certify.kernels.diverged``: a trained entry is not finite) has no table,
+    no ``report`` and ``diverged`` set to its first non-finite entry; it does not solve.
+    """
 
     rank: int
     seed: int
@@ -123,23 +128,27 @@ class RunResult:
     loss: float
     float_max_error: float
     seconds: float
-    report: KernelReport
+    report: KernelReport | None
     float_predictions: list[float] = field(default_factory=list, repr=False)
+    diverged: str | None = None
 
     @property
     def solves(self) -> bool:
-        return bool(self.report.solves)
+        return self.report is not None and bool(self.report.solves)
 
     def to_json(self) -> dict[str, Any]:
         r = self.report
-        return {
-            "rank": self.rank, "seed": self.seed, "table": self.table, "train_seconds": round(self.seconds, 3),
-            "loss": self.loss, "float_max_error": self.float_max_error,
-            "solves": r.solves, "max_error": {"exact": format_rational(r.max_error), "decimal": f"{float(r.max_error):.6g}"},
-            "failing_inputs": len(r.failing_inputs), "jump_violations": len(r.jump_violations),
-            "kernel_rank": r.kernel_rank, "certificate_matrix_rank": r.certificate_matrix_rank,
-            "readout_exists": r.readout_exists,
-        }
+        out = {"rank": self.rank, "seed": self.seed, "table": self.table or None, "train_seconds": round(self.seconds, 3),
+               "loss": finite_or_none(self.loss), "float_max_error": finite_or_none(self.float_max_error),
+               "diverged": self.diverged}
+        if r is None:
+            return dict(out, solves=False, max_error=None, failing_inputs=None, jump_violations=None, kernel_rank=None,
+                        certificate_matrix_rank=None, readout_exists=None)
+        return dict(out, solves=r.solves,
+                    max_error={"exact": format_rational(r.max_error), "decimal": f"{float(r.max_error):.6g}"},
+                    failing_inputs=len(r.failing_inputs), jump_violations=len(r.jump_violations),
+                    kernel_rank=r.kernel_rank, certificate_matrix_rank=r.certificate_matrix_rank,
+                    readout_exists=r.readout_exists)
 
 
 # --------------------------------------------------------------------------- options
@@ -456,13 +465,19 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
             head = train_head(arrays, rank, seed, config.steps, config.lr, config.feature_map, family.m)
             seconds = time.perf_counter() - t0
             path = os.path.join(out_dir, f"rank{rank}_seed{seed}.npz")
-            export_table(path, arrays["tokens"], family.m, head)
-            table = load_table(path)
-            report = check_kernel(table, family)
-            if not report.solves:
-                report = check_kernel(table, family, search_readout=True)
-            res = RunResult(rank, seed, path, head["loss"], head["float_max_error"], seconds, report,
-                            head["predictions"])
+            reason = first_nonfinite(head)
+            if reason is not None:  # diverged: a result, recorded without a table (certify.kernels.diverged)
+                if os.path.exists(path):
+                    os.remove(path)  # an earlier run's table under this name would not be this run's
+                res = RunResult(rank, seed, "", head["loss"], head["float_max_error"], seconds, None, diverged=reason)
+            else:
+                export_table(path, arrays["tokens"], family.m, head)
+                table = load_table(path)
+                report = check_kernel(table, family)
+                if not report.solves:
+                    report = check_kernel(table, family, search_readout=True)
+                res = RunResult(rank, seed, path, head["loss"], head["float_max_error"], seconds, report,
+                                head["predictions"])
             results.append(res)
             if on_run is not None:
                 on_run(res, len(results), total)
@@ -470,14 +485,18 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
 
 
 def summarize(results: list[RunResult]) -> list[dict[str, Any]]:
-    """Per rank: seeds, mean of the exact maximum errors (exact and decimal), runs that solve."""
+    """Per rank: seeds, mean of the exact maximum errors over the runs that did not diverge, runs that solve, diverged runs."""
     rows = []
     for rank in dict.fromkeys(r.rank for r in results):
         runs = [r for r in results if r.rank == rank]
-        mean = sum((r.report.max_error for r in runs), Fraction(0)) / len(runs)
-        rows.append({"rank": rank, "seeds": [r.seed for r in runs], "mean_max_error": format_rational(mean),
-                     "mean_max_error_decimal": f"{float(mean):.4f}", "solving": sum(r.solves for r in runs),
-                     "runs": len(runs), "readout_exists": sum(bool(r.solves or r.report.readout_exists) for r in runs)})
+        done = [r for r in runs if r.report is not None]
+        mean = sum((r.report.max_error for r in done), Fraction(0)) / len(done) if done else None
+        rows.append({"rank": rank, "seeds": [r.seed for r in runs],
+                     "mean_max_error": None if mean is None else format_rational(mean),
+                     "mean_max_error_decimal": None if mean is None else f"{float(mean):.4f}",
+                     "solving": sum(r.solves for r in runs), "runs": len(runs),
+                     "readout_exists": sum(bool(r.solves or r.report.readout_exists) for r in done),
+                     "diverged": len(runs) - len(done)})
     return rows
 
 

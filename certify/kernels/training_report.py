@@ -28,7 +28,6 @@ def row_verdict(solves: bool, readout_exists: bool | None) -> str:
 def render_text(family: FamilySpec, config: TrainConfig, results: list[RunResult],
                 construction: KernelReport, out_dir: str) -> list[str]:
     """The table printed by ``certify train``: one row per run, then one per rank."""
-    f = results[0].report.family if results else {}
     bound = f"; certified bound r ≥ {family.certified_bound}" if family.certified_bound is not None else ""
     lines = [
         f"certify train  family: {family.source}: {len(family.inputs)} inputs, error < {format_rational(family.error)}{bound}",
@@ -40,13 +39,28 @@ def render_text(family: FamilySpec, config: TrainConfig, results: list[RunResult
     ]
     for r in results:
         rep = r.report
+        if rep is None:
+            lines.append(f"  {r.rank:>4}  {r.seed:>4}  {r.loss:<10.4g}  {r.float_max_error:<10.4g}  "
+                         f"{'—':<10}  {'no (diverged: no table)':<25}  {'—':>8}  {'—':>6}  {r.seconds:4.1f} s")
+            continue
         lines.append(f"  {r.rank:>4}  {r.seed:>4}  {r.loss:<10.4g}  {r.float_max_error:<10.4g}  "
                      f"{float(rep.max_error):<10.4g}  {row_verdict(r.solves, rep.readout_exists):<25}  "
                      f"{len(rep.jump_violations):>8}  {rep.kernel_rank:>6}  {r.seconds:4.1f} s")
+    rows = summarize(results)
     lines += ["", "  rank  mean max error (exact)  solving  readout exists (exact LP)"]
-    for row in summarize(results):
-        lines.append(f"  {row['rank']:>4}  {row['mean_max_error_decimal']:<22}  {row['solving']}/{row['runs']:<6}  "
-                     f"{row['readout_exists']}/{row['runs']}")
+    for row in rows:
+        done = row["runs"] - row["diverged"]
+        mean = row["mean_max_error_decimal"] or "—"
+        if row["diverged"]:
+            mean += f" (of {done})"
+        lines.append(f"  {row['rank']:>4}  {mean:<22}  {row['solving']}/{row['runs']:<6}  "
+                     f"{row['readout_exists']}/{row['runs']}" + (f"  ({row['diverged']} diverged)" if row["diverged"] else ""))
+    diverged = [r for r in results if r.diverged]
+    if diverged:
+        lines.append("")
+        lines.append(f"  diverged     {len(diverged)} of {len(results)} runs: a trained entry is not finite, so no table was "
+                     "written; counted as not solving (" + "; ".join(f"rank {r.rank} seed {r.seed}: {r.diverged}"
+                                                            for r in diverged[:3]) + ("; …" if len(diverged) > 3 else "") + ")")
     lines.append("")
     lines.append(f"  constructed  rank {construction.kernel_rank} (φ_Q one-hot over the query tokens, dense-softmax kernel, "
                  f"A.1): max error {float(construction.max_error):.4g} (exact), solves: "
@@ -94,7 +108,12 @@ def plot_results(results: list[RunResult], construction: KernelReport, certified
     ranks = sorted({r.rank for r in results})
     pos = {r: i for i, r in enumerate(ranks)}  # ranks on an even axis, labelled by value
     fig, ax = plt.subplots(figsize=(7, 4.2))
+    diverged = [r for r in results if r.report is None]
     for r in results:
+        if r.report is None:  # diverged: no exact error; marked at the top of its rank's column
+            ax.scatter(pos[r.rank] + 0.06 * (r.seed % 5 - 2), 1.0, marker="x", color="tab:grey", s=30, zorder=3,
+                       transform=ax.get_xaxis_transform())
+            continue
         ax.scatter(pos[r.rank] + 0.06 * (r.seed % 5 - 2), float(r.report.max_error),
                    color="tab:green" if r.solves else "tab:red", s=22, zorder=3)
     ax.axhline(0.5, color="grey", ls="--", lw=1, label="error 1/2")
@@ -110,7 +129,8 @@ def plot_results(results: list[RunResult], construction: KernelReport, certified
     ax.set_xticks(range(len(ranks)), [str(r) for r in ranks])
     ax.set_xlabel("feature rank r")
     ax.set_ylabel("max error on the family (exact)")
-    ax.set_title("Trained heads, checked exactly (green: solves, red: fails)")
+    ax.set_title("Trained heads, checked exactly (green: solves, red: fails)"
+                 + (f"\n× at the top: {len(diverged)} diverged run(s), no table" if diverged else ""))
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
