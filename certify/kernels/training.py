@@ -61,7 +61,6 @@ __all__ = [
     "export_table",
     "construction_report",
     "run_experiment",
-    "summarize",
 ]
 
 TORCH_HINT = ("certify train needs PyTorch (any torch >= 2.0): from the checkout, pip install '.[train]'; "
@@ -482,22 +481,6 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
             if on_run is not None:
                 on_run(res, len(results), total)
     return results
-
-
-def summarize(results: list[RunResult]) -> list[dict[str, Any]]:
-    """Per rank: seeds, mean of the exact maximum errors over the runs that did not diverge, runs that solve, diverged runs."""
-    rows = []
-    for rank in dict.fromkeys(r.rank for r in results):
-        runs = [r for r in results if r.rank == rank]
-        done = [r for r in runs if r.report is not None]
-        mean = sum((r.report.max_error for r in done), Fraction(0)) / len(done) if done else None
-        rows.append({"rank": rank, "seeds": [r.seed for r in runs],
-                     "mean_max_error": None if mean is None else format_rational(mean),
-                     "mean_max_error_decimal": None if mean is None else f"{float(mean):.4f}",
-                     "solving": sum(r.solves for r in runs), "runs": len(runs),
-                     "readout_exists": sum(bool(r.solves or r.report.readout_exists) for r in done),
-                     "diverged": len(runs) - len(done)})
-    return rows
 
 
 def environment() -> dict[str, Any]:

@@ -1,19 +1,20 @@
 """Text, JSON and plot of a ``certify train`` experiment (presentation only; docs/experiments.md).
 
-The numbers come from :mod:`certify.kernels.training`; this module only lays them out.
+The numbers come from :mod:`certify.kernels.training`; this module lays them out and sums them up per rank (:func:`summarize`).
 
 >>> row_verdict(True, None), row_verdict(False, True), row_verdict(False, False)
 ('yes', 'no (some readout exists)', 'no (no readout exists)')
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from ..check import format_rational
 from .audit import FamilySpec, KernelReport
-from .training import RunResult, TrainConfig, summarize
+from .training import RunResult, TrainConfig
 
-__all__ = ["row_verdict", "render_text", "to_json", "plot_results"]
+__all__ = ["row_verdict", "summarize", "render_text", "to_json", "plot_results"]
 
 SCHEMA = "certify.train/1"
 
@@ -23,6 +24,22 @@ def row_verdict(solves: bool, readout_exists: bool | None) -> str:
     if solves:
         return "yes"
     return "no (some readout exists)" if readout_exists else "no (no readout exists)"
+
+
+def summarize(results: list[RunResult]) -> list[dict[str, Any]]:
+    """Per rank: seeds, mean of the exact maximum errors over the runs that did not diverge, runs that solve, diverged runs."""
+    rows = []
+    for rank in dict.fromkeys(r.rank for r in results):
+        runs = [r for r in results if r.rank == rank]
+        done = [r for r in runs if r.report is not None]
+        mean = sum((r.report.max_error for r in done), Fraction(0)) / len(done) if done else None
+        rows.append({"rank": rank, "seeds": [r.seed for r in runs],
+                     "mean_max_error": None if mean is None else format_rational(mean),
+                     "mean_max_error_decimal": None if mean is None else f"{float(mean):.4f}",
+                     "solving": sum(r.solves for r in runs), "runs": len(runs),
+                     "readout_exists": sum(bool(r.solves or r.report.readout_exists) for r in done),
+                     "diverged": len(runs) - len(done)})
+    return rows
 
 
 def render_text(family: FamilySpec, config: TrainConfig, results: list[RunResult],
