@@ -95,6 +95,25 @@ def test_the_check_split_json_names_the_failure():
     assert proc.returncode == 1 and doc["holds"] is False and doc["failure"]["step"] == "labels"
 
 
+def test_check_split_bounds_words_times_permutations_before_the_work(tmp_path):
+    """Issue 29, defect 5: the reported file (all 12,870 weight-8 words of 16 bits, 10,000 permutations, 818 KB)
+    took 5 GB and 235 s before exit 2; now the product is refused from the counts, before any action is computed."""
+    from certify.experiments.splits import MAX_WORD_ACTIONS
+
+    doc = json.loads((SPLITS / "valid" / "small_M4_q2.json").read_text())
+    doc["setting"].update(M=16, h=8, m=19)
+    doc["words"] = [format(w, "016b")[::-1] for w in range(1 << 16) if w.bit_count() == 8]
+    doc["permutations"] = [list(range(16))] * 10_000
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc))
+    proc = run_cli("experiment", "check-split", str(path))
+    assert_one_line_error(proc, 2)
+    assert "12,870 words × 10,000 permutations = 128,700,000" in proc.stderr and f"{MAX_WORD_ACTIONS:,}" in proc.stderr
+    # the producer refuses what the checker would: before drawing a permutation
+    with pytest.raises(SplitError, match="word actions"):
+        build_split(Setting(16, 2, 8), SplitConfig(permutations=1 + MAX_WORD_ACTIONS // 12_870), 0)
+
+
 @pytest.mark.parametrize("setting,config,words", [
     (Setting(6, 4, 3, distance=2), SplitConfig(), "too few code words"),  # 4 words at directed distance 2, q = 4
     (Setting(4, 1, 2), SplitConfig(held_out_patterns=Fraction(9, 10)), "too few patterns"),  # both of 2 held out

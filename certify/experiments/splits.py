@@ -30,13 +30,18 @@ from typing import Any
 
 from ..check import CertificateError, load
 
-__all__ = ["SPLIT_FORMAT", "SplitMalformed", "SplitReport", "check_split", "check_split_file"]
+__all__ = ["SPLIT_FORMAT", "MAX_WORD_ACTIONS", "SplitMalformed", "SplitReport", "check_split", "check_split_file"]
 
 SPLIT_FORMAT = "certify-split/1"
 MAX_SEQUENCES = 200_000
 MAX_M = 16
 MAX_Q = 12
 MAX_PERMUTATIONS = 10_000
+#: Words × permutations: the ``format`` step computes and keeps every permutation's action on every
+#: word (to refuse two permutations that act alike); refused past this product from the file's counts,
+#: before any is computed (≈ 3 s of CPU and ≈ 40 MB at the limit, 2-core reference machine). The
+#: producer (``certify.experiments.tasks.build_split``) refuses the same product before drawing.
+MAX_WORD_ACTIONS = 1_000_000
 
 
 class SplitMalformed(ValueError):
@@ -163,7 +168,11 @@ def check_split(doc: Any) -> SplitReport:
         _bad("words", "a word is listed twice")
     perms = []
     actions: dict[tuple[int, ...], int] = {}
-    for i, p in enumerate(_list(doc.get("permutations"), "permutations", MAX_PERMUTATIONS)):
+    listed = _list(doc.get("permutations"), "permutations", MAX_PERMUTATIONS)
+    if len(words) * len(listed) > MAX_WORD_ACTIONS:
+        _bad("permutations", f"{len(words):,} words × {len(listed):,} permutations = {len(words) * len(listed):,} word "
+                             f"actions to compute and keep; at most {MAX_WORD_ACTIONS:,}")
+    for i, p in enumerate(listed):
         p = _list(p, f"permutations[{i}]", M)
         if sorted(x if type(x) is int else -1 for x in p) != list(range(M)):
             _bad(f"permutations[{i}]", f"is not a permutation of 0…{M - 1}")

@@ -249,6 +249,12 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
     if config.permutations < 2 or config.permutations > min(math.factorial(M), 10_000):
         raise SplitError(f"--permutations {config.permutations}: give 2 to {min(math.factorial(M), 10_000):,} "
                          "(a training and a held-out one at least)")
+    from .splits import MAX_WORD_ACTIONS
+
+    if len(words) * config.permutations > MAX_WORD_ACTIONS:  # what the split checker refuses: refused before drawing
+        raise SplitError(f"--permutations {config.permutations}: {len(words):,} words × {config.permutations:,} "
+                         f"permutations = {len(words) * config.permutations:,} word actions; the split checker "
+                         f"computes at most {MAX_WORD_ACTIONS:,} (fewer permutations, or a smaller M)")
     perms: list[tuple[int, ...]] = []
     seen_p = set()  # by their action on the words: two permutations that move every word alike are one
     for _ in range(ATTEMPTS_PER_SEQUENCE * config.permutations):

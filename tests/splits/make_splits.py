@@ -140,6 +140,14 @@ def malformed(doc):
     d["parts"]["test"] = []
     d["family"]["inputs"] = []
     out["empty_test_set"] = d
+    # issue 29: 12,870 words × 10,000 permutations took 5 GB and 235 s before exit 2; the product is refused from
+    # the counts (1,700 weight-8 words of 16 bits × 600 permutations = 1,020,000 > 1,000,000), in a 60 KB file
+    d = copy.deepcopy(doc)
+    d["setting"].update(M=16, h=8, m=19)
+    d["words"] = [format(w, "016b")[::-1] for w in range(1 << 16) if w.bit_count() == 8][:1700]
+    rng = random.Random(0)
+    d["permutations"] = [rng.sample(range(16), 16) for _ in range(600)]
+    out["word_actions_over_the_limit"] = d
     return out
 
 
