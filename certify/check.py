@@ -1659,7 +1659,19 @@ def _say_stderr(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python check.py [--quiet] [--json] [--] PATH``: verify one certificate; return the exit code.
+    """usage: check.py [--quiet] [--json] [--max-work N] [--] CERTIFICATE.json
+
+    Verify one certificate (certify.rank-certificate, version 1 or compact 2, or
+    certify.unique-minimizer-certificate) with the standard library alone: every overlap,
+    target, factor, product and sum is recomputed from the tokens in the file, and
+    the claim r >= k is accepted only if it follows (docs/certificate-format.md).
+    Prints the verdict with the proved bound, or the failing step and input.
+
+    --quiet         print nothing; the exit code is the verdict
+    --json          print one JSON object: status, claim, proved bound, counts
+    --max-work N    refuse a compact (version 2) certificate whose work exceeds N
+    --              the next argument is the path, even if it starts with '-'
+    -h, --help      print this text and exit 0
 
     Exit codes: 0 verified, 1 rejected, 2 malformed or unreadable (or standard output cannot
     be written), 3 internal contradiction; 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
@@ -1671,6 +1683,8 @@ def _main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     rest = args[args.index("--") + 1:] if "--" in args else []  # after "--", a path, even one starting with "-"
     args = args[:args.index("--")] if "--" in args else args
+    if "-h" in args or "--help" in args:  # what it does, its options and exit codes (main's docstring): exit 0
+        return print("\n".join(line.strip() for line in (main.__doc__ or "").splitlines()).strip()) or EXIT_VERIFIED
     max_work = None
     if "--max-work" in args:  # ``--max-work N``: the compact work cap (a count of digits only)
         k = args.index("--max-work")

@@ -221,9 +221,9 @@ def test_bad_arguments():
 def test_large_m_is_fast_and_interval():
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds, not wall: a loaded machine does not fail it
     out = B.all_bounds(10**6, length=1000, H=2, D=2, s=12)
-    assert time.perf_counter() - start < 20  # generous: the benchmark records ≈ 0.25 s
+    assert time.process_time() - start < 20  # generous: the benchmark records ≈ 0.25 s
     assert out["mode"] == "interval" and out["theorem1"].exact.kind == "interval"
 
 

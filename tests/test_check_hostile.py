@@ -36,10 +36,10 @@ def peak_kib_and_exit(path):
 def test_a_file_of_empty_arrays_is_refused_before_parsing(tmp_path):
     bomb = tmp_path / "bomb.json"
     bomb.write_bytes(b'{"x": [' + b",".join([b"[]"] * 10_000_000) + b"]}")  # 29 MiB
-    start = time.monotonic()
+    start = time.process_time()  # CPU seconds, not wall: a loaded machine does not fail it
     with pytest.raises(CertificateLimitError, match="MiB"):
         check_file(str(bomb))
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     rss, code = peak_kib_and_exit(bomb)
     assert code == 2 and rss < 150 * 1024, rss  # the file itself plus the interpreter, never the tree
 
@@ -99,11 +99,24 @@ def test_progress_is_shown_on_request_and_not_by_default():
 def test_costly_attacks_are_decided_in_well_under_a_second(rel):
     from certify.check import CertificateError
 
-    start = time.monotonic()
+    start = time.process_time()  # CPU seconds, not wall: a loaded machine does not fail it
     with pytest.raises(CertificateError) as info:
         check_file(str(CORPUS / rel))
-    assert time.monotonic() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert len(str(info.value)) < 300
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_check_py_help_is_a_paragraph_on_stdout_and_exit_0(flag):
+    """Issue 29: ``python certify/check.py --help`` printed the usage line on stderr and exited 2 (the file people
+    copy should say what it does). Now: what it checks, its options and its exit codes, exit 0; after ``--`` a
+    file named --help is still a path."""
+    proc = subprocess.run([sys.executable, str(CHECKER), flag], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("usage: check.py") and "standard library" in proc.stdout
+    assert "Exit codes: 0 verified, 1 rejected, 2 malformed" in proc.stdout and "--max-work N" in proc.stdout
+    proc = subprocess.run([sys.executable, str(CHECKER), "--", flag], capture_output=True, text=True)
+    assert proc.returncode == 2 and "no such file" in proc.stderr
 
 
 def test_a_path_starting_with_a_dash_is_read_after_double_dash(tmp_path):

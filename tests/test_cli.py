@@ -75,3 +75,17 @@ def test_out_never_replaces_a_special_file(tmp_path):
     proc = run_cli("rank-nine", "--out", str(fifo))
     one_line_error(proc, 2)
     assert "not a regular file" in proc.stderr and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+@pytest.mark.parametrize("args", [["experiment", "capacity", "--steps", "x"], ["experiment", "check-split"],
+                                  ["experiment", "heads", "--budgets"], ["check-kernel"], ["experiment", "nosuch"]])
+def test_a_usage_error_hints_at_a_help_that_exists(args):
+    """Issue 29: the experiment subcommands' hints named 'certify capacity --help' and 'certify check-split --help',
+    which do not exist. The hint is now the command's full path, and that help exits 0."""
+    import re
+
+    proc = run_cli(*args)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    hint = re.search(r"\(try '(certify[^']*) --help'\)", proc.stderr).group(1).split()
+    assert hint[1:] == [a for a in args if not a.startswith("-") and a not in ("x", "nosuch")][:len(hint) - 1]
+    assert run_cli(*hint[1:], "--help").returncode == 0

@@ -28,13 +28,13 @@ def test_manifest_lists_exactly_the_files():
 def test_every_table_gets_its_verdict_quickly(rel):
     exp = MANIFEST[rel]
     family = str(TABLES / exp["family"]) if exp["family"] else None
-    start = time.monotonic()
+    start = time.process_time()  # CPU seconds, not wall: a loaded machine does not fail it
     code, result = run_check(str(TABLES / rel), family, search_readout=True)
-    elapsed = time.monotonic() - start
+    elapsed = time.process_time() - start
     assert code == exp["exit"], result if isinstance(result, str) else result.text()
     if code == 2:
         assert isinstance(result, str) and "\n" not in result and len(result) < 400
-    assert elapsed < 5, f"{rel} took {elapsed:.1f} s"
+    assert elapsed < 5, f"{rel} took {elapsed:.1f} s of CPU"
 
 
 @pytest.mark.parametrize("rel", [r for r in FILES if MANIFEST[r]["exit"] == 2][:6])

@@ -56,7 +56,7 @@ def _run(argv: list[str] | None) -> int:
     try:
         code = cli.main(args=argv, prog_name="certify", standalone_mode=False)
     except click.exceptions.UsageError as exc:
-        hint = f" (try 'certify {exc.ctx.info_name if exc.ctx and exc.ctx.parent else ''} --help')".replace("  ", " ")
+        hint = f" (try '{exc.ctx.command_path if exc.ctx else 'certify'} --help')"  # the full path: certify experiment capacity
         click.echo(f"certify: error: {exc.format_message()}{hint}", err=True)
         code = EXIT_MALFORMED
     except click.ClickException as exc:

@@ -343,8 +343,9 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
               help="Work of the search in steps (moves tried, restarts, words trimmed from a seed): the same seed and "
                    "budget give the same code, byte for byte, on any machine.")
 @click.option("--time-limit", "time_limit", type=click.FloatRange(1, 86400),
-              help="Extra cap in seconds on the search (seeds and local search). If it ends the search before the "
-                   "budget does, the output says so and the result is not reproducible. Default: none.")
+              help="Extra cap in seconds on the whole command: the search, the certificate and its verification (the "
+                   "code is trimmed to what can be certified in the time left). If it ends the search before the budget "
+                   "does, the output says so and the result is not reproducible. Default: none.")
 @click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
 @_ARGUMENT_OPTION
