@@ -5,6 +5,12 @@ import os
 import sys
 from pathlib import Path
 
+# One BLAS/OpenMP thread per process, set before numpy is imported and inherited by every command a test runs:
+# the suite already runs one pytest worker per core (README: pytest -n auto), and more threads only wait on the
+# same cores. (No result depends on it: certify bracket gives the same iterations with 1 or 2 threads.)
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ def block_after(marker):
 
 def test_setup_commands_are_the_documented_ones():
     assert block_after("<!-- ci:main-command -->").strip() == "pip install . && certify rank-nine"
-    assert block_after("<!-- ci:test-command -->").strip() == "pip install -e '.[test]' && pytest"
+    assert block_after("<!-- ci:test-command -->").strip() == "pip install -e '.[test]' && pytest -n auto --dist worksteal"
     ci = (ROOT / ".ci" / "run").read_text()
     assert "readme_command test-command" in ci and "readme_command main-command" in ci
 

@@ -75,7 +75,7 @@ def _prepare(o, pairs, max_rank, value_dim):
     from ..experiments.protocol import build_splits, check_sizes, split_texts, write_splits
     from ..experiments.splits import SplitMalformed, check_split_file
     from ..experiments.tasks import SplitError
-    from ..kernels.training import TrainingUnavailable, _torch
+    from ..kernels.training import TrainingUnavailable, require_torch
 
     if o["plot"]:
         try:
@@ -83,15 +83,15 @@ def _prepare(o, pairs, max_rank, value_dim):
         except PlotUnavailable as exc:
             raise InputError(str(exc)) from None
     try:
-        _torch()
-    except TrainingUnavailable as exc:
-        raise InputError(str(exc).replace("certify train", "certify experiment")) from None
-    try:
         splits = build_splits(pairs, _split_config(o))
         check_sizes(splits, max_rank, value_dim)
         texts = split_texts(splits)
     except (SplitError, ValueError) as exc:
         raise InputError(str(exc)) from None
+    try:
+        require_torch()  # found, not imported (≈ 1.5 s): imported when training starts
+    except TrainingUnavailable as exc:
+        raise InputError(str(exc).replace("certify train", "certify experiment")) from None
     try:
         os.makedirs(o["out_dir"], exist_ok=True)
         paths = write_splits(splits, o["out_dir"], texts)
@@ -178,10 +178,12 @@ def _train_spec(o, steps, value_dim):
 
 def _run_errors(fn):
     from ..kernels.table import TableFormatError
-    from ..kernels.training import TrainingInputError
+    from ..kernels.training import TrainingInputError, TrainingUnavailable
 
     try:
         return fn()
+    except TrainingUnavailable as exc:  # found but not importable (a broken install)
+        raise InputError(str(exc).replace("certify train", "certify experiment")) from None
     except TableFormatError as exc:  # our own table refused on reading back: a bug, not the user's input
         raise Contradiction(f"an exported table was refused: {exc}") from None
     except TrainingInputError as exc:

@@ -108,7 +108,7 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, p
     except OSError as exc:
         raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
     try:
-        T._torch()
+        T.require_torch()  # found, not imported: a bad family or size is refused before PyTorch's import
         fam = load_family(family_path)
         require_explicit(fam, "certify train")
         T.check_training_size(fam, config)  # before the construction's exact check and any training

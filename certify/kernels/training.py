@@ -259,6 +259,15 @@ def _torch():
     return torch
 
 
+def require_torch() -> None:
+    """:class:`TrainingUnavailable` unless PyTorch is installed — found, not imported (importing it costs ≈ 1.5 s),
+    so that bad options are refused at once; :func:`_torch` imports it when training starts."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        raise TrainingUnavailable(TORCH_HINT)
+
+
 # --------------------------------------------------------------------------- training
 
 

@@ -1,0 +1,84 @@
+"""Console sessions of docs/*.md, re-run so that the docs cannot drift (issue 29).
+
+A session is a fenced ``console`` block whose lines ``$ COMMAND`` are followed by what the
+command printed on standard output. Each one is marked on the line before its fence:
+
+* ``<!-- session -->`` — re-run by ``tests/test_docs_sessions.py`` in the suite;
+* ``<!-- session: benchmark -->`` — too slow for the suite (minutes of training): re-run by
+  ``python tests/benchmarks/bench_docs.py``, which a developer runs before changing a
+  documented command (docs/performance.md, "The documented sessions").
+
+Every command runs with ``bash`` in a fresh directory holding links to ``tests/``,
+``certify/`` and ``docs/`` (as README's sessions do), with progress off; a session's commands
+share that directory, so a later one reads what an earlier one wrote. Only standard output
+is compared, after masking the time columns (``12.3 s``, ``1 min 2 s``) that differ between
+runs. A session must not write into the links (its outputs go to the working directory).
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+MARKER = re.compile(r"<!-- session(?:: (benchmark))? -->\n```console\n(.*?)```", re.S)
+FENCE = re.compile(r"```console\n(.*?)```", re.S)
+TIME = re.compile(r"\b\d+(?:\.\d+)? ?(?:s|ms|min)\b")
+
+
+@dataclass(frozen=True)
+class Session:
+    doc: str  # e.g. docs/families.md
+    line: int  # of the fence
+    text: str
+    benchmark: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.doc}:{self.line}"
+
+
+def sessions() -> list[Session]:
+    """Every marked session of docs/*.md, in file order."""
+    out = []
+    for path in sorted(DOCS.glob("*.md")):
+        src = path.read_text()
+        for m in MARKER.finditer(src):
+            line = src.count("\n", 0, m.start()) + 2
+            out.append(Session(str(path.relative_to(ROOT)), line, m.group(2), m.group(1) == "benchmark"))
+    return out
+
+
+def unmarked() -> list[str]:
+    """``doc:line`` of every console block with a ``$`` command that carries no session marker."""
+    out = []
+    for path in sorted(DOCS.glob("*.md")):
+        src = path.read_text()
+        marked = {m.start(0) + m.group(0).index("```console") for m in MARKER.finditer(src)}
+        for m in FENCE.finditer(src):
+            if m.start() not in marked and re.search(r"^\$ ", m.group(1), re.M):
+                out.append(f"{path.relative_to(ROOT)}:{src.count(chr(10), 0, m.start()) + 1}")
+    return out
+
+
+def mask(text: str) -> str:
+    return TIME.sub("<time>", text)
+
+
+def run(session: Session, where: Path, timeout: float = 3600) -> list[tuple[str, str, str]]:
+    """Run the session's commands in ``where``; ``(command, expected, printed)`` for each, both masked."""
+    for name in ("tests", "certify", "docs"):
+        os.symlink(ROOT / name, where / name)
+    bindir = os.path.dirname(sys.executable)
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), CERTIFY_PROGRESS="0")
+    chunks = re.split(r"^\$ (.*)$", session.text, flags=re.M)[1:]
+    out = []
+    for command, expected in zip(chunks[::2], chunks[1::2]):
+        proc = subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+        out.append((command, mask(expected.lstrip("\n")), mask(proc.stdout)))
+    return out
