@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 MARKER = re.compile(r"<!-- session(?:: (benchmark))? -->\n```console\n(.*?)```", re.S)
 FENCE = re.compile(r"```console\n(.*?)```", re.S)
-TIME = re.compile(r"\b\d+(?:\.\d+)? ?(?:s|ms|min)\b")
+TIME = re.compile(r" *\b\d+(?:\.\d+)? ?(?:s|ms|min)\b")  # with its padding: right-aligned columns vary in width
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def unmarked() -> list[str]:
 
 
 def mask(text: str) -> str:
-    return TIME.sub("<time>", text)
+    return TIME.sub(" <time>", text)
 
 
 def run(session: Session, where: Path, timeout: float = 3600) -> list[tuple[str, str, str]]:

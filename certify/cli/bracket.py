@@ -86,6 +86,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
         "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "iterations": result.iterations,
         "tried": result.tried,
         "check_kernel": None if best is None else best.report.to_json(),
+        "environment": _environment(),
     }
     if out_dir and best is not None:
         from ..certificates.producer import write_atomic
@@ -118,3 +119,13 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
                    f" --family CERT, CERT written by certify rank-bound --code {code_spec} --form explicit" if code_spec else "")
         click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against})")
     return EXIT_VERIFIED
+
+
+def _environment() -> dict:
+    """What the float search's bits depend on besides the seed and budget: numpy's build (its SIMD loops and
+    LAPACK) and the machine (docs/results.md, "Upper side": what is reproducible)."""
+    import platform
+
+    import numpy as np
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine()}
