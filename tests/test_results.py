@@ -2,10 +2,10 @@
 
 The certificates of the large rows (m = 26 … 38) take from seconds to a minute each to
 verify; those of m ≥ 40 (up to two minutes and more each) only with CERTIFY_RESULTS_FULL=1,
-see HEAVY below. The suite runs on one core, so this module starts the stand-alone
+see HEAVY below. Run on one core (plain ``pytest``), this module starts the stand-alone
 checker on them in the background when it is imported (at collection, before any test
 runs) — one process at a time, on the otherwise idle second core — and the tests below
-wait for each verdict. Every file is still verified in full by ``certify/check.py`` in a
+wait for each verdict; under pytest-xdist each test verifies its own file. Every file is still verified in full by ``certify/check.py`` in a
 fresh process, exactly as a reader would run it.
 """
 import atexit
@@ -28,13 +28,21 @@ ROW_TABLES = sorted(BRACKET.glob("m*.rank*.table.json"))
 
 
 class _Background:
-    """``python certify/check.py --json FILE`` for every committed certificate, one after another, in a thread."""
+    """``python certify/check.py --json FILE`` for every committed certificate, one after another, in a thread.
+
+    Under pytest-xdist (README's ``pytest -n auto``) every worker imports this module, and
+    there is no idle core: then nothing starts at import, and each test verifies its own
+    file when it runs (the workers share the files out as they share the tests).
+    """
 
     def __init__(self, files):
         self.results: dict[str, subprocess.CompletedProcess] = {}
         self.done = {str(f): threading.Event() for f in files}
         self.proc: subprocess.Popen | None = None
         self.stopped = False
+        self.lazy = bool(os.environ.get("PYTEST_XDIST_WORKER"))
+        if self.lazy:
+            return
         self.thread = threading.Thread(target=self._run, args=(list(files),), daemon=True)
         self.thread.start()
         atexit.register(self.stop)
@@ -51,6 +59,8 @@ class _Background:
             self.done[str(f)].set()
 
     def verdict(self, path) -> subprocess.CompletedProcess:
+        if self.lazy and str(path) not in self.results:
+            self._run([path])
         self.done[str(path)].wait()
         return self.results[str(path)]
 

@@ -260,8 +260,7 @@ def _torch():
 
 
 def require_torch() -> None:
-    """:class:`TrainingUnavailable` unless PyTorch is installed — found, not imported (importing it costs ≈ 1.5 s),
-    so that bad options are refused at once; :func:`_torch` imports it when training starts."""
+    """:class:`TrainingUnavailable` unless PyTorch is found (not imported, ≈ 1.5 s: :func:`_torch` does that later)."""
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
