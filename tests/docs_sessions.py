@@ -11,8 +11,8 @@ command printed on standard output. Each one is marked on the line before its fe
 Every command runs with ``bash`` in a fresh directory holding links to ``tests/``,
 ``certify/`` and ``docs/`` (as README's sessions do), with progress off; a session's commands
 share that directory, so a later one reads what an earlier one wrote. Only standard output
-is compared, after masking the time columns (``12.3 s``, ``1 min 2 s``) that differ between
-runs. A session must not write into the links (its outputs go to the working directory).
+is compared, after masking the time columns (``12.3 s``, ``1 min 2 s``, a ``seconds`` column)
+that differ between runs. A session must not write into the links (its outputs go to the working directory).
 """
 from __future__ import annotations
 
@@ -66,7 +66,18 @@ def unmarked() -> list[str]:
 
 
 def mask(text: str) -> str:
-    return TIME.sub(" <time>", text)
+    """Time columns masked: numbers with a time unit, and the last number of each table row under a header
+    that ends in ``seconds`` (a row: at least five numbers; a blank line ends the table)."""
+    out, timed = [], False
+    for line in text.split("\n"):
+        if line.rstrip().endswith("seconds"):
+            timed = True
+        elif not line.strip():
+            timed = False
+        elif timed and len(re.findall(r"\d+(?:\.\d+)?", line)) >= 5:
+            line = re.sub(r" *\d+(?:\.\d+)?$", " <time>", line.rstrip())
+        out.append(TIME.sub(" <time>", line))
+    return "\n".join(out)
 
 
 def run(session: Session, where: Path, timeout: float = 3600) -> list[tuple[str, str, str]]:
