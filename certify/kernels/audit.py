@@ -46,7 +46,7 @@ from .families import (NAMED_FAMILIES, CompactFamily, FamilyFormatError, FamilyS
                        family_of_code, load_family, require_explicit)
 from .jumps import JumpTally
 from .lp import as_fmpq
-from .predict import ErrorTally, exact_predictions, query_errors, query_rows, token_positions
+from .predict import ErrorTally, exact_predictions, group_by_query, query_errors, query_rows, token_positions
 from .ranks import KernelContradiction, assert_consistent, head_ranks, kernel_ranks
 from .readout import readout_search
 from .report import KernelReport, _bits, _new_report, unlimited_digits
@@ -73,6 +73,7 @@ __all__ = [
     "parse_tolerance",
     "run_check",
     "verdict",
+    "table_verdict",
 ]
 
 
@@ -135,9 +136,7 @@ def _check_listed(table: KernelTable, family: FamilySpec, search_readout: bool) 
         X = inputs[i]
         return {"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
 
-    by_query: dict[int, list[int]] = {}
-    for i, X in enumerate(inputs):
-        by_query.setdefault(X.tokens[X.query], []).append(i)
+    by_query = group_by_query(inputs)
     if G is not None:
         _predict_listed(report, table, inputs, by_query, A, G, q_pos, k_pos, delta, eps, describe)
     jumps = JumpTally(m, eps)
@@ -149,7 +148,7 @@ def _check_listed(table: KernelTable, family: FamilySpec, search_readout: bool) 
     if report.solves is not None:
         assert_consistent(report.solves, known, family.certified_bound, len(report.jump_violations))
     if not table.has_readout or search_readout:
-        readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe, delta)
+        readout_search(report, inputs, q_tokens, alpha, dens, eps, m, describe, delta, by_query)
         assert_consistent(bool(report.readout_exists), known, family.certified_bound, len(report.jump_violations))
     return report
 
@@ -249,12 +248,23 @@ def run_check(table_path: str, family_path: str | None = None, search_readout: b
 def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
             clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
     """:func:`run_check` with the family already loaded (for many tables against one family)."""
-    from .lp import LPError
     from .table import load_table
 
     try:
         with unlimited_digits():  # a refusal may quote an exact number of the file
             table = load_table(table_path)
+    except TableFormatError as exc:
+        return 2, str(exc)
+    return table_verdict(table, family, search_readout, clip, first_failure)
+
+
+def table_verdict(table: KernelTable, family: FamilySpec, search_readout: bool = False,
+                  clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
+    """:func:`verdict` of a table already read: ``(exit code, report)`` or ``(exit code, one-line reason)``."""
+    from .lp import LPError
+
+    try:
+        with unlimited_digits():  # a refusal may quote an exact number of the file
             if clip is not None:
                 table.clip_negative_alpha(clip)
             report = check_kernel(table, family, search_readout=search_readout, first_failure=first_failure)
@@ -263,4 +273,3 @@ def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
     except (KernelContradiction, LPError) as exc:
         return 3, str(exc)
     return (0 if report.ok else 1), report
-

@@ -19,9 +19,10 @@ from typing import Any
 from witnesses import Input, WitnessError
 
 from ..check import FORMAT, MAX_TOKEN_BITS, UM_FORMAT, CertificateError, check, load
+from ..lemmas.domination import domination_factor
 
 __all__ = ["FamilyFormatError", "FamilySpec", "CompactFamily", "compact_tokens", "require_explicit", "NAMED_FAMILIES",
-           "family_of_certificate", "family_of_code", "load_family", "domination_factor"]
+           "family_of_certificate", "family_of_code", "load_family"]
 
 
 class FamilyFormatError(ValueError):
@@ -197,14 +198,9 @@ def _detect_jumps(inputs: tuple[Input, ...], eps: Fraction = Fraction(1, 2),
         if not lo < hi <= s:
             continue
         if ((x,) + (y,) * (n - 1), 0) in present and ((x,) + (z,) * (n - 1), 0) in present:
-            useful = domination_factor(n, hi - lo, eps) >= 1
+            useful = domination_factor(hi - lo, n, eps) >= 1
             (found if useful else useless if useless is not None else []).append((x, y, z, n))
     return tuple(found)
-
-
-def domination_factor(n: int, gap: int, eps: Fraction) -> Fraction:
-    """Weight-domination factor ``μ = (n−2)(d−2ε)/(2ε)`` (A.2; docs/math.md §3)."""
-    return Fraction(n - 2) * (gap - 2 * eps) / (2 * eps)
 
 
 #: Families by name (``--family NAME`` when no file of that name exists): the certificate of each

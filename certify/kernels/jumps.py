@@ -2,7 +2,7 @@
 
 A family's jump ``(x, y, z, n)`` — its three witnesses are in the family — forces every
 solving head to have ``α(x, y) > μ·α(x, z)`` with ``μ = (n−2)(d−2ε)/(2ε)`` and gap
-``d = |x∧z| − |x∧y|`` (:func:`certify.kernels.families.domination_factor`). :class:`JumpTally`
+``d = |x∧z| − |x∧y|`` (:func:`certify.lemmas.domination.domination_factor`). :class:`JumpTally`
 checks them exactly, one at a time, listed and streamed families alike, and keeps the
 violations (the first ``cap`` listed; the count exact).
 """
@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..check import format_rational
-from .families import domination_factor
+from ..lemmas.domination import domination_factor
 from .report import _bits, _decimal, _frac
 
 __all__ = ["JumpTally"]
@@ -34,7 +34,7 @@ class JumpTally:
         d = (x & z).bit_count() - (x & y).bit_count()
         mu = self.factors.get((n, d))
         if mu is None:
-            f = domination_factor(n, d, self.eps)
+            f = domination_factor(d, n, self.eps)
             mu = self.factors[(n, d)] = (f, self._fmpq(f.numerator, f.denominator))
         if axy > mu[1] * axz:
             return False

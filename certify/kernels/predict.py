@@ -34,13 +34,21 @@ from .blocks import PHANTOM
 from .report import _bits, _decimal
 from .table import MAX_BLOCK_ENTRIES, MAX_PREDICTION_TERMS, KernelTable, TableFormatError
 
-__all__ = ["exact_predictions", "token_positions", "query_rows", "query_errors", "ErrorTally", "MAX_SCALE_BITS"]
+__all__ = ["exact_predictions", "token_positions", "group_by_query", "query_rows", "query_errors", "ErrorTally", "MAX_SCALE_BITS"]
 
 #: A query's α and α·g rows are scaled to integers (one common denominator each) while the two
 #: common denominators together have at most this many bits; beyond it (many distinct large
 #: denominators, e.g. a hostile table), its inputs are summed in exact rationals instead, whose
 #: size does not grow with the number of tokens a query uses.
 MAX_SCALE_BITS = 512
+
+
+def group_by_query(inputs: Sequence[Input]) -> dict[int, list[int]]:
+    """The indices of the inputs of each query token, the tokens in order of first use."""
+    out: dict[int, list[int]] = {}
+    for i, X in enumerate(inputs):
+        out.setdefault(X.tokens[X.query], []).append(i)
+    return out
 
 
 def query_rows(arow: dict, G, r: int, k_pos: dict[int, int], delta, phantom) -> tuple[dict, dict]:

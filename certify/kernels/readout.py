@@ -11,6 +11,7 @@ from typing import Any
 
 from .blocks import PHANTOM
 from .lp import as_fmpq
+from .predict import group_by_query
 from ..check import format_rational
 from .report import KernelReport, _bits
 
@@ -43,7 +44,8 @@ def readout_problem(inputs, xq: int, ids: list[int], alpha, dens, eps, delta=Non
     return keys, rows, lo, hi
 
 
-def readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe, delta=None) -> None:
+def readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, describe, delta=None,
+                   by_query: dict[int, list[int]] | None = None) -> None:
     """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)
 
     Tokens are taken in order with the exact simplex
@@ -52,11 +54,11 @@ def readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, 
     token's Farkas certificate — comes from it, so the output is a function of the data
     alone. After that only the *number* of tokens without a readout is reported, and
     the remaining tokens are decided by :func:`certify.kernels.lp.decide_feasibility`
-    (HiGHS when installed, every answer verified exactly; else the exact simplex).
+    (HiGHS when installed, every answer verified exactly; else the exact simplex). ``by_query``:
+    the input indices of each query token, when the caller has them (:func:`certify.kernels.predict.group_by_query`).
     """
-    by_query: dict[int, list[int]] = {}
-    for i, X in enumerate(inputs):
-        by_query.setdefault(X.tokens[X.query], []).append(i)
+    if by_query is None:
+        by_query = group_by_query(inputs)
     search = ReadoutSearch(m)
     for xq in q_tokens:
         ids = by_query[xq]

@@ -61,20 +61,14 @@ def _file_case(table: str, family, search=False, clip=None, first_failure=False)
 
 
 def _table_case(make, family, search=False, first_failure=False, clip=None):
-    from certify.kernels.lp import LPError
     from certify.kernels.table import TableFormatError
 
     def run():
         try:
             table = make()
-            if clip is not None:
-                table.clip_negative_alpha(clip)
-            report = audit.check_kernel(table, family(), search_readout=search, first_failure=first_failure)
-        except (TableFormatError, audit.FamilyFormatError) as exc:
+        except TableFormatError as exc:
             return _render(2, str(exc))
-        except (audit.KernelContradiction, LPError) as exc:
-            return _render(3, str(exc))
-        return _render(0 if report.ok else 1, report)
+        return _render(*audit.table_verdict(table, family(), search, clip, first_failure))
     return run
 
 
