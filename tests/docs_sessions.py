@@ -8,7 +8,7 @@ command printed on standard output. Each one is marked on the line before its fe
   ``python tests/benchmarks/bench_docs.py``, which a developer runs before changing a
   documented command (docs/performance.md, "The documented sessions").
 
-Every command runs with ``bash`` in a fresh directory holding links to ``tests/``,
+Every command runs with ``bash`` (README's sessions alike, ``tests/test_readme.py``) in a fresh directory holding links to ``tests/``,
 ``certify/`` and ``docs/`` (as README's sessions do), with progress off; a session's commands
 share that directory, so a later one reads what an earlier one wrote. Only standard output
 is compared, after masking the time columns (``12.3 s``, ``1 min 2 s``, a ``seconds`` column)
@@ -80,16 +80,26 @@ def mask(text: str) -> str:
     return "\n".join(out)
 
 
-def run(session: Session, where: Path, timeout: float = 3600) -> list[tuple[str, str, str]]:
-    """Run the session's commands in ``where``; ``(command, expected, printed)`` for each, both masked."""
+def run_commands(text: str, where: Path, timeout: float = 3600) -> list[tuple[str, str, str, str]]:
+    """Run a session's ``$`` commands in ``where`` (links to tests/, certify/, docs/ made there), as README's and the
+    docs' sessions are run; ``(command, expected, stdout, stderr)`` for each, unmasked (``python``: this interpreter)."""
     for name in ("tests", "certify", "docs"):
         os.symlink(ROOT / name, where / name)
     bindir = os.path.dirname(sys.executable)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), CERTIFY_PROGRESS="0")
-    chunks = re.split(r"^\$ (.*)$", session.text, flags=re.M)[1:]
+    chunks = re.split(r"^\$ (.*)$", text, flags=re.M)[1:]
     out = []
     for command, expected in zip(chunks[::2], chunks[1::2]):
+        if command.startswith("python "):
+            command = sys.executable + command[len("python"):]
+        # stdout only, progress forced off: a progress or warning line on stderr (a loaded machine) cannot break it;
+        # a session that shows an error line says 2>&1 in its own command.
         proc = subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True, text=True,
                               timeout=timeout)
-        out.append((command, mask(expected.lstrip("\n")), mask(proc.stdout)))
+        out.append((command, expected.lstrip("\n"), proc.stdout, proc.stderr))
     return out
+
+
+def run(session: Session, where: Path, timeout: float = 3600) -> list[tuple[str, str, str]]:
+    """:func:`run_commands` on a docs session, both outputs masked (:func:`mask`)."""
+    return [(c, mask(e), mask(p)) for c, e, p, _ in run_commands(session.text, where, timeout)]

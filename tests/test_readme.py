@@ -1,12 +1,10 @@
 """README.md stays true: the example session is real output, the set-up commands are what CI runs."""
-import os
 import re
 
 import pytest
-import subprocess
-import sys
 
 from conftest import ROOT
+from docs_sessions import run_commands
 
 README = (ROOT / "README.md").read_text()
 
@@ -32,17 +30,7 @@ def test_readme_has_example_sessions():
 
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda s: s.splitlines()[0][:40])
 def test_example_session_is_real_output(tmp_path, session):
-    os.symlink(ROOT / "tests", tmp_path / "tests")
-    os.symlink(ROOT / "certify", tmp_path / "certify")
-    os.symlink(ROOT / "docs", tmp_path / "docs")
-    bindir = os.path.dirname(sys.executable)
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), CERTIFY_PROGRESS="0")
-    chunks = re.split(r"^\$ (.*)$", session, flags=re.M)[1:]
-    assert chunks, "no commands in the example session"
-    for command, expected in zip(chunks[::2], chunks[1::2]):
-        if command.startswith("python "):
-            command = sys.executable + command[len("python"):]
-        # stdout only, progress forced off: a progress or warning line on stderr (a loaded machine) cannot break it;
-        # a session that shows an error line says 2>&1 in its own command.
-        proc = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
-        assert proc.stdout == expected.lstrip("\n"), f"$ {command}\n{proc.stdout}\n(stderr: {proc.stderr[-500:]})"
+    results = run_commands(session, tmp_path)  # tests/docs_sessions.py: the runner of the docs' sessions too
+    assert results, "no commands in the example session"
+    for command, expected, stdout, stderr in results:  # unmasked: README's sessions show no times
+        assert stdout == expected, f"$ {command}\n{stdout}\n(stderr: {stderr[-500:]})"
