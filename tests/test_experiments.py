@@ -127,8 +127,9 @@ def test_impossible_splits_are_refused(setting, config, words):
 # --------------------------------------------------------------------------- multi-head tables
 
 
-def _fraction_prediction(d, X, pos):
-    """t̂ of a multi-head array table, recomputed here with Fractions (independently of certify/kernels/predict.py)."""
+def _fraction_prediction(d, X, pos, delta=0):
+    """t̂ of a multi-head array table, recomputed here with Fractions (independently of certify/kernels/predict.py);
+    ``delta`` is added to each head's denominator (docs/math.md §2, "Several heads with a denominator constant")."""
     F = lambda v: Fraction(v)  # noqa: E731 - ints (or exact floats)
     heads, vheads = list(d["heads"]), list(d["value_heads"])
     x = pos[X.tokens[X.query]]
@@ -137,14 +138,15 @@ def _fraction_prediction(d, X, pos):
     for r, dv in zip(heads, vheads):
         a = [sum(F(d["phi_q"][x][k]) * F(d["phi_k"][pos[z]][k]) for k in range(c, c + r)) for z in X.tokens]
         g = [sum(F(d["w"][x][k]) * F(d["values"][pos[z]][k]) for k in range(v, v + dv)) for z in X.tokens]
-        out += sum(ai * gi for ai, gi in zip(a, g)) / sum(a)
+        out += sum(ai * gi for ai, gi in zip(a, g)) / (delta + sum(a))
         c, v = c + r, v + dv
     return out
 
 
 @settings(max_examples=25)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([[1], [2, 1], [1, 1, 2]]))
-def test_multihead_predictions_are_the_sum_of_separately_normalized_heads(seed, heads):
+@given(st.integers(0, 2**32 - 1), st.sampled_from([[1], [2, 1], [1, 1, 2]]),
+       st.sampled_from([Fraction(0), Fraction(1, 100), Fraction(3, 2)]))
+def test_multihead_predictions_are_the_sum_of_separately_normalized_heads(seed, heads, delta):
     rng = np.random.default_rng(seed)
     m, N = 4, 6
     toks = [format(i, "04b") for i in rng.choice(16, N, replace=False)]
@@ -153,11 +155,47 @@ def test_multihead_predictions_are_the_sum_of_separately_normalized_heads(seed, 
          "values": rng.integers(-3, 4, (N, sum(vheads))), "w": rng.integers(-3, 4, (N, sum(vheads))),
          "heads": np.array(heads), "value_heads": np.array(vheads)}
     d["phi_k"][:, :] += 1  # every α_h > 0
-    table = table_from_arrays(toks, d)
+    if len(heads) == 1 and delta:  # one head: δ's phantom carries β (docs/math.md §2); compare the δ = 0 case only
+        delta = Fraction(0)
+    table = table_from_arrays(toks, d, delta)
     pos = {int(t[::-1], 2): i for i, t in enumerate(toks)}
     ints = list(pos)
     inputs = [Input(tuple(int(rng.choice(ints)) for _ in range(int(rng.integers(1, 5)))), 0, m) for _ in range(10)]
-    assert exact_predictions(table, inputs, m) == [_fraction_prediction(d, X, pos) for X in inputs]
+    assert exact_predictions(table, inputs, m) == [_fraction_prediction(d, X, pos, delta) for X in inputs]
+
+
+def test_a_denominator_constant_is_each_heads_own_phantom_key():
+    """δ with two heads = the δ = 0 table on inputs with one more token p: α_h(x, p) = δ and v_h(p) = 0 in every head."""
+    base = json.loads((ROOT / "tests/tables/valid/two_heads_solve.json").read_text())
+    fam = load_family(str(ROOT / "tests" / "tables" / "families" / "gap_one.json"))
+    delta = Fraction(3, 7)
+    with_delta = loads_json(json.dumps(dict(base, delta="3/7")))
+    # the phantom as a real token "01": phi_q gets a column per head that meets it, values 0
+    phantom = dict(base, tokens=base["tokens"] + ["01"], heads=[2, 2],
+                   phi_q=[[row[0], 1, row[1], 1] for row in base["phi_q"]] + [[0, 0, 0, 0]],
+                   phi_k=[[row[0], 0, row[1], 0] for row in base["phi_k"]] + [[0, "3/7", 0, "3/7"]],
+                   values=base["values"] + [[0, 0, 0, 0]], w=base["w"] + [[0, 0, 0, 0]], beta=base["beta"] + [0])
+    p = int("01"[::-1], 2)
+    extended = [Input(X.tokens + (p,), X.query, X.m) for X in fam.inputs]
+    assert exact_predictions(with_delta, fam.inputs, fam.m) == exact_predictions(loads_json(json.dumps(phantom)), extended, fam.m)
+    assert exact_predictions(with_delta, fam.inputs, fam.m) != exact_predictions(loads_json(json.dumps(base)), fam.inputs, fam.m)
+    assert delta == Fraction(with_delta.delta)
+
+
+def test_several_heads_report_that_no_bound_is_carried():
+    fam = load_family("rank-nine")
+    rng = np.random.default_rng(0)
+    toks = list(dict.fromkeys(z for X in fam.inputs for z in X.tokens))
+    bits = [format(z, f"0{fam.m}b")[::-1] for z in toks]
+    N = len(bits)
+    d = {"phi_q": rng.integers(1, 3, (N, 4)), "phi_k": rng.integers(1, 3, (N, 4)), "beta": np.zeros(N, dtype=int),
+         "values": rng.integers(0, 2, (N, 2)), "w": rng.integers(0, 2, (N, 2)), "heads": np.array([2, 2]),
+         "value_heads": np.array([1, 1])}
+    report = check_kernel(table_from_arrays(bits, d, "1/1000"), fam)
+    doc, text = report.to_json(), "\n".join(report.text())
+    assert doc["certified_bound"] is None and doc["several_heads"]["one_head_bound"] == 9
+    assert "bound        none carried for 2 heads: the certificate's r ≥ 9 is about one head" in text
+    assert doc["table"]["delta"] == "1/1000" and len(doc["head_ranks"]) == 2
 
 
 def test_one_head_predictions_agree_with_check_kernel():

@@ -15,7 +15,6 @@ certify.kernels.table.TableFormatError: a readout needs both 'beta' and 'w' ('va
 """
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from .numbers import TableFormatError, _Matrix
@@ -117,8 +116,8 @@ def _check_fields(names: set[str], shapes: dict[str, tuple[int, ...]], N: int) -
         raise TableFormatError(f"value_heads lists {shapes['value_heads'][0]} widths, heads {shapes['heads'][0]}")
 
 
-def _check_heads(fields: dict[str, "_Matrix"], heads: list[Any] | None, value_heads: list[Any] | None,
-                 delta: Fraction) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+def _check_heads(fields: dict[str, "_Matrix"], heads: list[Any] | None,
+                 value_heads: list[Any] | None) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
     """The widths of the multi-head form: integers ``≥ 1`` summing to the columns of the factors (values)."""
     out = []
     for name, vals, field in (("heads", heads, "phi_q"), ("value_heads", value_heads, "values")):
@@ -136,6 +135,4 @@ def _check_heads(fields: dict[str, "_Matrix"], heads: list[Any] | None, value_he
             shown = f"{sum(widths):,}" if sum(widths).bit_length() < 64 else "more than 2^64"
             raise TableFormatError(f"{name} sums to {shown}; {field} has {total:,} columns")
         out.append(tuple(widths))
-    if out[0] is not None and len(out[0]) > 1 and delta != 0:
-        raise TableFormatError("delta with several heads is not supported (each head's denominator is Σ_j α_h)")
     return out[0], out[1]

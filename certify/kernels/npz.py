@@ -235,7 +235,7 @@ def read_npz(path: str) -> tuple:
     tokens, m = _tokens(rows)
     fields = {name: _NpzMatrix(name, path, headers[name]) for name in NUMERIC if name in headers}
     widths = [None if k not in headers else _npz_widths(path, k, headers[k]) for k in ("heads", "value_heads")]
-    return (tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
+    return (tokens, m, fields, delta, *_check_heads(fields, *widths))
 
 
 def _npz_widths(path: str, name: str, header: tuple) -> list[Any]:

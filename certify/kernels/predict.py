@@ -12,11 +12,13 @@ form lists ``H`` heads side by side: head ``h`` owns ``r_h`` columns of ``phi_q`
 (``heads``) and ``d_h`` columns of ``values``/``w`` (``value_heads``). Its prediction at the
 query ``x_i`` of an input ``X`` is::
 
-    t̂_i(X) = β(x_i) + Σ_h  Σ_j α_h(x_i, x_j) g_h(x_i, x_j) / Σ_j α_h(x_i, x_j),
+    t̂_i(X) = β(x_i) + Σ_h  Σ_j α_h(x_i, x_j) g_h(x_i, x_j) / (δ + Σ_j α_h(x_i, x_j)),
     α_h(x, z) = ⟨φ_Q,h(x), φ_K,h(z)⟩,   g_h(x, z) = ⟨w_h(x), v_h(z)⟩,
 
 each head normalized by its own denominator and the heads mixed affinely by the readout
-``w`` (its per-head columns) and ``β``. With ``H = 1`` this is the one-head prediction
+``w`` (its per-head columns) and ``β``. A denominator constant ``δ`` is added to every
+head's denominator: head ``h``'s own phantom key, of weight ``δ`` and value 0 (docs/math.md
+§2, "A denominator constant"). With ``H = 1`` this is the one-head prediction
 above, the denominator constant ``δ`` included. :func:`exact_predictions` computes it for
 every input; it is what the §6.2/§6.3 experiments score with (``certify.experiments``) and
 what ``check-kernel`` on a multi-head table uses (:func:`certify.kernels.audit.check_multihead`).
@@ -178,7 +180,7 @@ def exact_predictions(table: KernelTable, inputs: Sequence[Input], m: int) -> li
         phantom = ([delta * b for b in table._rows("beta", rows).entries()] if table.delta else beta)
     else:
         blocks = [(table.alpha_block(rows, cols, h).entries(), table.g_block(rows, cols, h).entries()) for h in range(H)]
-        delta, beta = fmpq(0), table._rows("beta", rows).entries()
+        delta, beta = fmpq(table.delta.numerator, table.delta.denominator), table._rows("beta", rows).entries()
         phantom = beta
     zero = fmpq(0)
     out: list[Fraction] = []
@@ -188,7 +190,7 @@ def exact_predictions(table: KernelTable, inputs: Sequence[Input], m: int) -> li
         ks = [k_pos[z] for z in X.tokens]
         pred = beta[qi]
         for h, (A, G) in enumerate(blocks):
-            num, den = (phantom[qi], delta) if H == 1 else (zero, zero)
+            num, den = (phantom[qi], delta) if H == 1 else (zero, delta)  # each head its own phantom key: weight δ, value 0
             for k, z in zip(ks, X.tokens):
                 a = A[base + k]
                 if a < zero:

@@ -64,6 +64,11 @@ def _show(exact: str, decimal: str) -> str:
     return f"{exact} ≈ {decimal}" if len(exact) <= 24 else f"≈ {decimal}"
 
 
+#: Why a table of several heads gets no certified bound (docs/math.md §7, "H heads at exact length H + 2").
+SEVERAL_HEADS_NO_BOUND = ("the bound for H heads (B.1–B.2) needs inputs of exact length H + 2 and padded keys, "
+                          "which no certify family or certificate carries")
+
+
 @dataclass
 class KernelReport:
     """Everything :func:`check_kernel` found; ``to_json`` is the ``--json`` output."""
@@ -88,6 +93,7 @@ class KernelReport:
     violation_count: int | None = None  # streamed families: how many jumps are violated (likewise)
     head_ranks: list[int] | None = None  # a table of several heads: each head's exact kernel rank (check_multihead)
     head_ranks_exact: bool = True
+    one_head_bound: int | None = None  # several heads: the family's certified bound, which is about one head only
 
     @property
     def n_failing(self) -> int:
@@ -124,6 +130,9 @@ class KernelReport:
             out["failing_inputs_count"] = self.n_failing
         if self.n_violated > len(self.jump_violations):
             out["jump_violations_count"] = self.n_violated
+        if self.head_ranks is not None:
+            out["several_heads"] = {"certified_bound": None, "one_head_bound": self.one_head_bound,
+                                    "reason": SEVERAL_HEADS_NO_BOUND}
         return out
 
     def _json(self) -> dict[str, Any]:
@@ -219,6 +228,8 @@ class KernelReport:
         ranks = " + ".join(map(str, self.head_ranks))
         lines.append("jumps        not checked: weight domination, the certified bound and the readout LP are about "
                      "one head")
+        one = f"the certificate's r ≥ {self.one_head_bound} is about one head; " if self.one_head_bound is not None else ""
+        lines.append(f"bound        none carried for {len(self.head_ranks)} heads: {one}{SEVERAL_HEADS_NO_BOUND}")
         how = "per head, exact" if self.head_ranks_exact else "per head; ≥: some are proved lower bounds only"
         lines.append(f"kernel ranks {'' if self.head_ranks_exact else '≥ '}{ranks} = {self.kernel_rank} ({how}) "
                      f"on {f['query_tokens']} query tokens × {f['tokens']} tokens")

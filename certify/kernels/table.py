@@ -272,7 +272,7 @@ def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any 
     delta = _check_delta(value)
     widths = [None if k not in arrays else [int(v) if arrays[k].dtype.kind in "iu" else v for v in arrays[k].tolist()]
               for k in ("heads", "value_heads")]
-    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
+    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths))
 
 
 # --------------------------------------------------------------------------- .json
@@ -344,7 +344,7 @@ def _from_json_object(raw: Any) -> KernelTable:
                     _check_json_entry(x, f"{name}[{i}][{j}]")
         fields[name] = _Matrix(name, v, shape)
     widths = [None if k not in raw else [x if type(x) is int else str(x) for x in raw[k]] for k in ("heads", "value_heads")]
-    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths, delta))
+    return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths))
 
 
 def loads_json(data: bytes | str) -> KernelTable:

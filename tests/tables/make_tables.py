@@ -241,6 +241,10 @@ def multihead_tables() -> None:
     shifted = dict(two, values=[[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], w=[[0, 0, "4/5", 1], [0, 0, 0, 1], [0, 0, 0, 1]])
     emit("valid", "two_heads_second_head_shifts.json", shifted, 1,
          "head 1 now adds 1 to every prediction: fails, naming the inputs")
+    emit("valid", "two_heads_delta.json", dict(two, delta="1/100"), 0,
+         "two heads and δ = 1/100: each head's denominator is δ + Σ_j α_h (its own phantom key); still solves")
+    emit("valid", "two_heads_delta_fails.json", dict(two, delta=1), 1,
+         "the same with δ = 1: head 0's prediction on family.inputs[1] falls to 2/5, so δ is applied per head")
     bad = {
         "heads_sum_mismatch.json": (dict(two, heads=[1, 2]), "heads summing to 3 over 2 feature columns"),
         "heads_with_kernel.json": ({k: v for k, v in dict(two, kernel=[[1, 0, 1]] * 3).items() if k not in ("phi_q", "phi_k")},
@@ -253,7 +257,6 @@ def multihead_tables() -> None:
         "value_heads_count_differs.json": (dict(two, value_heads=[4]), "one value width for two heads"),
         "heads_zero_width.json": (dict(two, heads=[0, 2]), "a head of width 0"),
         "heads_not_integers.json": (dict(two, heads=["1/2", "3/2"]), "widths given as rationals"),
-        "heads_with_delta.json": (dict(two, delta="1/100"), "delta with two heads (not defined)"),
         "heads_too_many.json": (dict(two, heads=[1] * 65), "65 widths: at most 64 heads, refused from the shape"),
         "value_heads_without_heads.json": ({k: v for k, v in two.items() if k != "heads"},
                                            "value_heads without heads"),
