@@ -35,71 +35,35 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .kernels.audit import FamilySpec, KernelReport, check_kernel
-from .kernels.table import KernelTable, npz_bytes, table_from_arrays
-from .kernels.torch_fit import _predict, fit  # noqa: F401 - public (fit) and for tests (_predict)
-from .kernels.torch_tensors import (MAX_TENSOR_INPUTS, FamilyTensors, _as_array, _bits, _call, _family,  # noqa: F401
-                                    _token_tensor, _torch, family_tensors, family_tokens)
+from .kernels.audit import KernelReport, check_kernel
+from .kernels.table import npz_bytes
+from .kernels.torch_compare import CompareReport, compare, predict
+from .kernels.torch_fit import TrainingDiverged, _predict, fit  # noqa: F401 - _predict: for tests
+from .kernels.torch_table import evaluate, head_table
+from .kernels.torch_tensors import (LAYOUTS, MAX_TENSOR_INPUTS, FamilyTensors, Layout, _as_array, _family,  # noqa: F401
+                                    family_tensors, family_tokens, placement)
 from .kernels.torch_tokenwise import TokenwiseReport, verify_tokenwise
 
-__all__ = ["FamilyTensors", "TokenwiseReport", "family_tensors", "family_tokens", "evaluate", "check", "export",
-           "verify_tokenwise", "fit", "MAX_TENSOR_INPUTS"]
+__all__ = ["FamilyTensors", "TokenwiseReport", "CompareReport", "Layout", "LAYOUTS", "family_tensors", "family_tokens",
+           "evaluate", "check", "export", "verify_tokenwise", "compare", "predict", "fit", "placement", "TrainingDiverged",
+           "MAX_TENSOR_INPUTS"]
 
 
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate(phi_q: Callable, phi_k: Callable, *, values: Callable | None = None, readout: Callable | None = None,
-             tokens: Any) -> dict[str, np.ndarray]:
-    """The table's arrays: each callable run once on ``tokens`` (``(N, m)`` float64) under ``torch.no_grad``.
-
-    Modules are put in ``eval`` mode for the call and restored afterwards. Returns
-    ``phi_q``, ``phi_k`` and, with a readout, ``beta``, ``w``, ``values`` as numpy arrays.
-    """
-    torch = _torch()
-    if (values is None) != (readout is None):
-        raise ValueError("values and readout come together (a head without them is checked as kernel only)")
-    N = tokens.shape[0]
-    out: dict[str, np.ndarray] = {}
-    with torch.no_grad():
-        for name, fn in (("phi_q", phi_q), ("phi_k", phi_k), ("values", values)):
-            if fn is not None:
-                out[name] = _as_array(_call(fn, tokens), name, N, 2)
-        if readout is not None:
-            r = _call(readout, tokens)
-            if isinstance(r, (tuple, list)):
-                if len(r) != 2:
-                    raise ValueError(f"readout: expected (beta, w), got {len(r)} outputs")
-                out["beta"] = _as_array(r[0], "readout beta", N, 1) if np.ndim(r[0]) != 2 else \
-                    _as_array(r[0], "readout beta", N, 2)[:, 0]
-                out["w"] = _as_array(r[1], "readout w", N, 2)
-            else:
-                both = _as_array(r, "readout", N, 2)
-                out["beta"], out["w"] = both[:, 0].copy(), both[:, 1:].copy()
-    if out["phi_q"].shape[1] != out["phi_k"].shape[1]:
-        raise ValueError(f"phi_q has width {out['phi_q'].shape[1]}, phi_k {out['phi_k'].shape[1]}")
-    if "w" in out and out["w"].shape[1] != out["values"].shape[1]:
-        raise ValueError(f"readout w has width {out['w'].shape[1]}, values {out['values'].shape[1]}")
-    return out
-
-
-def _table(phi_q, phi_k, values, readout, fam: FamilySpec, delta) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
-    tokens, _ = family_tokens(fam)
-    bits = [_bits(z, fam.m) for z in tokens]
-    X = _token_tensor(bits, fam.m)
-    arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X)
-    return table_from_arrays(bits, arrays, delta), arrays, bits
-
-
-def check(phi_q: Callable, phi_k: Callable, *, values: Callable | None = None, readout: Callable | None = None,
-          family: Any = "rank-nine", delta: Any = 0, search_readout: bool = False, first_failure: bool = False,
-          clip_negative_alpha: Any = None) -> KernelReport:
+def check(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | None = None,
+          family: Any = "rank-nine", delta: Any = 0, heads: Any = None, value_heads: Any = None,
+          search_readout: bool = False, first_failure: bool = False, clip_negative_alpha: Any = None) -> KernelReport:
     """The exact check of a head given as callables (see the module docstring); returns ``check-kernel``'s report.
 
     ``report.ok`` is the verdict (readout given: it solves the family; kernel only: some
     readout does); ``report.kernel_rank`` the exact rank on the family's query tokens;
-    ``report.text()`` the lines ``certify check-kernel`` prints. Bad outputs (wrong shape,
-    NaN, negative ``α`` on a used pair) raise ``ValueError`` /
+    ``report.text()`` the lines ``certify check-kernel`` prints. Several heads (lists of
+    per-head callables, or ``heads=`` / ``value_heads=``; see :func:`evaluate`): exact
+    predictions with ``δ`` in every head's denominator, ``report.head_ranks`` each head's
+    exact rank, no bound carried (docs/kernel-table-format.md, "Several heads"). Bad outputs
+    (wrong shape, NaN, negative ``α`` on a used pair) raise ``ValueError`` /
     :class:`~certify.kernels.table.TableFormatError`; a contradiction with the certified
     theorem raises :class:`~certify.kernels.audit.KernelContradiction`.
     """
@@ -108,15 +72,15 @@ def check(phi_q: Callable, phi_k: Callable, *, values: Callable | None = None, r
     from .kernels.audit import parse_tolerance
 
     fam = _family(family)
-    table, _, _ = _table(phi_q, phi_k, values, readout, fam, delta)
+    table, _, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
     if clip_negative_alpha is not None:
         tol = clip_negative_alpha
         table.clip_negative_alpha(Fraction(tol) if not isinstance(tol, str) else parse_tolerance(tol, "clip_negative_alpha"))
     return check_kernel(table, fam, search_readout=search_readout, first_failure=first_failure)
 
 
-def export(path: str, phi_q: Callable, phi_k: Callable, *, values: Callable | None = None,
-           readout: Callable | None = None, family: Any = "rank-nine", delta: Any = 0, note: str = "") -> str:
+def export(path: str, phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | None = None,
+           family: Any = "rank-nine", delta: Any = 0, heads: Any = None, value_heads: Any = None, note: str = "") -> str:
     """Write the table :func:`check` would check as an ``.npz`` file (docs/kernel-table-format.md); return ``path``.
 
     The same bytes for the same arrays (members dated 1980-01-01). Check it later with
@@ -125,9 +89,9 @@ def export(path: str, phi_q: Callable, phi_k: Callable, *, values: Callable | No
     from fractions import Fraction
 
     fam = _family(family)
-    table, arrays, bits = _table(phi_q, phi_k, values, readout, fam, delta)
+    table, arrays, bits = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
     out: dict[str, Any] = {"tokens": np.array(bits)}
-    out.update({k: arrays[k] for k in ("phi_q", "phi_k", "beta", "w", "values") if k in arrays})
+    out.update({k: arrays[k] for k in ("phi_q", "phi_k", "beta", "w", "values", "heads", "value_heads") if k in arrays})
     if table.delta:
         d = table.delta
         exact_float = float(d) if Fraction(float(d)) == d else None

@@ -4,6 +4,7 @@ A session is a fenced ``console`` block whose lines ``$ COMMAND`` are followed b
 command printed on standard output. Each one is marked on the line before its fence:
 
 * ``<!-- session -->`` — re-run by ``tests/test_docs_sessions.py`` in the suite;
+* ``<!-- session: torch -->`` — likewise, skipped where PyTorch (the extra ``train``) is missing;
 * ``<!-- session: benchmark -->`` — too slow for the suite (minutes of training): re-run by
   ``python tests/benchmarks/bench_docs.py``, which a developer runs before changing a
   documented command (docs/performance.md, "The documented sessions").
@@ -25,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-MARKER = re.compile(r"<!-- session(?:: (benchmark))? -->\n```console\n(.*?)```", re.S)
+MARKER = re.compile(r"<!-- session(?:: (benchmark|torch))? -->\n```console\n(.*?)```", re.S)
 FENCE = re.compile(r"```console\n(.*?)```", re.S)
 TIME = re.compile(r" *\b\d+(?:\.\d+)? ?(?:s|ms|min)\b")  # with its padding: right-aligned columns vary in width
 
@@ -36,6 +37,7 @@ class Session:
     line: int  # of the fence
     text: str
     benchmark: bool
+    torch: bool = False  # marked ``<!-- session: torch -->``: in the suite, skipped where PyTorch is missing
 
     @property
     def name(self) -> str:
@@ -49,7 +51,8 @@ def sessions() -> list[Session]:
         src = path.read_text()
         for m in MARKER.finditer(src):
             line = src.count("\n", 0, m.start()) + 2
-            out.append(Session(str(path.relative_to(ROOT)), line, m.group(2), m.group(1) == "benchmark"))
+            out.append(Session(str(path.relative_to(ROOT)), line, m.group(2), m.group(1) == "benchmark",
+                               m.group(1) == "torch"))
     return out
 
 

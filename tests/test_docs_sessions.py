@@ -1,7 +1,7 @@
 """Every console session in docs/*.md is real output (issue 29; the mechanism: tests/docs_sessions.py).
 
-The sessions marked ``<!-- session -->`` are re-run here and must print what the doc
-shows (time columns masked); those marked ``<!-- session: benchmark -->`` take minutes and
+The sessions marked ``<!-- session -->`` (or ``<!-- session: torch -->``, skipped where
+PyTorch is missing) are re-run here and must print what the doc shows (time columns masked); those marked ``<!-- session: benchmark -->`` take minutes and
 are re-run by ``tests/benchmarks/bench_docs.py``. A console block with a ``$`` command and
 neither marker fails here, so a new session cannot be added without being re-run.
 """
@@ -19,6 +19,8 @@ def test_every_console_session_is_marked():
 
 @pytest.mark.parametrize("session", FAST, ids=lambda s: s.name)
 def test_docs_session_is_real_output(tmp_path, session):
+    if session.torch:
+        pytest.importorskip("torch")
     for command, expected, printed in D.run(session, tmp_path, timeout=300):
         assert printed == expected, f"{session.name}: $ {command}\n{printed}"
 

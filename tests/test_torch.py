@@ -1,8 +1,8 @@
 """certify.torch (issue 17): heads given as PyTorch callables, checked exactly; the worked examples.
 
 Skipped cleanly without PyTorch (the extra ``train``); no GPU, no third-party
-linear-attention library. The two examples of docs/torch.md run as scripts, started when
-this module is collected so that they use the second core while the other tests run.
+linear-attention library. The examples of docs/torch.md are console sessions, re-run by
+tests/test_docs_sessions.py (torch_elu1_golay24.py by tests/benchmarks/bench_docs.py).
 """
 import os
 import subprocess
@@ -23,15 +23,6 @@ from conftest import CORPUS, ROOT  # noqa: E402
 EXAMPLES = ROOT / "docs" / "examples"
 SMALL = str(CORPUS / "valid" / "small_paper.json")
 _ENV = dict(os.environ, CERTIFY_PROGRESS="0")
-_RUNS = {name: subprocess.Popen([sys.executable, str(EXAMPLES / name)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=_ENV, cwd=str(ROOT))
-         for name in ("torch_favor.py",)}  # torch_elu1_golay24.py: tests/benchmarks/bench_examples.py
-
-
-def _example(name):
-    out, err = _RUNS[name].communicate(timeout=900)
-    assert _RUNS[name].returncode == 0, err
-    return out
 
 
 class Elu1(torch.nn.Module):
@@ -47,19 +38,6 @@ def _head(m=12, r=4, dv=3, seed=0):
     torch.manual_seed(seed)
     return (Elu1(m, r), Elu1(m, r), torch.nn.Linear(m, dv, dtype=torch.float64),
             torch.nn.Linear(m, dv + 1, dtype=torch.float64))
-
-
-# --------------------------------------------------------------------------- the examples
-
-
-def test_example_favor_head_stabilizer_is_caught_and_the_kernel_checked():
-    out = _example("torch_favor.py").splitlines()
-    assert out[0].startswith("plain:      tokenwise on 855 inputs")
-    assert out[1].startswith("stabilized: NOT tokenwise")
-    assert out[2].startswith("some readout solves: ") and "certified r >= 9" in out[2]
-
-
-# --------------------------------------------------------------------------- family_tensors
 
 
 def test_family_tensors_are_the_family():

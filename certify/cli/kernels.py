@@ -74,13 +74,18 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
               help="φ_Q, φ_K: softplus (a free table per token), elu1, exp, relu (+2⁻¹⁰) or favor (FAVOR+ positive "
                    "random features) of a learned linear map on the bits; or a factory module:attr called as "
                    "factory(m, r, seed) → (phi_q, phi_k) modules.")
+@click.option("--delta", "delta", default="0", show_default=True, metavar="EPS",
+              help="The denominator constant δ a library adds (Σ_j α v / (Σ_j α + δ)), as p/q or a decimal ≥ 0; "
+                   "training uses it as a float64 and the exported table holds exactly that number. A feature map "
+                   "that can vanish (ReLU-type) needs δ > 0.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
-def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, plot) -> int:
+def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 
     Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained and
-    its table exported and checked, or the run diverged (a trained entry not finite: reported, no table);
+    its table exported and checked, or the run diverged (its loss or a trained entry not finite: reported per
+    run, no table, and the command goes on);
     2 bad input or no torch; 3 a result contradicts the certificate.
     """
     from ..kernels import training as T
@@ -93,7 +98,7 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, out_dir, as_json, p
 
     try:
         config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps,
-                               feature_map=T.parse_feature_map(feature_map))
+                               feature_map=T.parse_feature_map(feature_map), delta=T.parse_delta(delta))
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if plot:  # refused before minutes of training, not after

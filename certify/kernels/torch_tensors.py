@@ -91,8 +91,14 @@ def _token_tensor(bits: list[str], m: int):
     return torch.tensor([[float(c == "1") for c in s] for s in bits], dtype=torch.float64).reshape(len(bits), m)
 
 
-def family_tensors(family: Any = "rank-nine") -> FamilyTensors:
-    """Tokens, inputs, query positions and targets of a family as torch tensors (see :class:`FamilyTensors`)."""
+def family_tensors(family: Any = "rank-nine", query_last: bool = False) -> FamilyTensors:
+    """Tokens, inputs, query positions and targets of a family as torch tensors (see :class:`FamilyTensors`).
+
+    ``query_last=True`` moves each input's query to its last real position (the others keep
+    their order), for causal layers, whose last position sees the whole input. The model's
+    prediction does not depend on the order of the other tokens (docs/math.md §2), so the
+    targets are the same.
+    """
     torch = _torch()
     fam = _family(family)
     tokens, _ = family_tokens(fam)
@@ -107,9 +113,12 @@ def family_tensors(family: Any = "rank-nine") -> FamilyTensors:
     idx = np.full((len(inputs), L), -1, dtype=np.int64)
     mask = np.zeros((len(inputs), L), dtype=np.float64)
     for i, x in enumerate(inputs):
-        idx[i, : len(x.tokens)] = [pos[z] for z in x.tokens]
+        order = list(x.tokens)
+        if query_last:
+            order.append(order.pop(x.query))
+        idx[i, : len(x.tokens)] = [pos[z] for z in order]
         mask[i, : len(x.tokens)] = 1.0
-    qpos = np.array([x.query for x in inputs], dtype=np.int64)
+    qpos = np.array([len(x.tokens) - 1 if query_last else x.query for x in inputs], dtype=np.int64)
     return FamilyTensors(fam, bits, X, torch.from_numpy(idx), torch.from_numpy(mask), torch.from_numpy(qpos),
                          torch.from_numpy(idx[np.arange(len(inputs)), qpos].copy()),
                          torch.tensor([float(x.target) for x in inputs], dtype=torch.float64))
@@ -122,9 +131,10 @@ def _as_array(value: Any, name: str, rows: int, ndim: int) -> np.ndarray:
         t = value.detach()
         if t.is_complex():
             raise ValueError(f"{name}: complex output")
+        t = t.cpu()  # first: some accelerators have no float64
         if t.dtype in (torch.bfloat16, torch.float16, torch.float32):
             t = t.to(torch.float64)
-        a = t.cpu().numpy()
+        a = t.numpy()
     else:
         a = np.asarray(value)
         if a.dtype.kind == "f" and a.dtype.itemsize < 8:
@@ -141,21 +151,86 @@ def _as_array(value: Any, name: str, rows: int, ndim: int) -> np.ndarray:
     return a
 
 
-def _call(fn: Callable, x: Any) -> Any:
+def _call(fn: Callable, x: Any, dtype: Any = None, device: Any = None) -> Any:
+    """``fn(x)``; a module gets ``x`` on its own device and in its own floating dtype, in ``eval`` mode (restored after).
+
+    A plain callable gets ``x`` as it is (float64 on the CPU), or in ``dtype`` on ``device`` when given.
+    """
     torch = _torch()
     if isinstance(fn, torch.nn.Module):
         was = fn.training
         fn.eval()
         try:
-            return fn(x.to(_param_dtype(fn)))
+            return fn(_placed(x, fn))
         finally:
             fn.train(was)
+    if dtype is not None or device is not None:
+        x = x.to(device=device if device is not None else x.device, dtype=dtype if dtype is not None else x.dtype)
     return fn(x)
 
 
-def _param_dtype(module: Any):
+def placement(module: Any) -> tuple[Any, Any]:
+    """``(dtype, device)`` of a module's first floating parameter or buffer; ``(float64, cpu)`` for anything else.
+
+    Tokens are 0/1, so casting them to any floating dtype is exact.
+    """
     torch = _torch()
-    for p in module.parameters():
-        if p.is_floating_point():
-            return p.dtype
-    return torch.float64
+    if isinstance(module, torch.nn.Module):
+        for t in (*module.parameters(), *module.buffers()):
+            if t.is_floating_point():
+                return t.dtype, t.device
+    return torch.float64, torch.device("cpu")
+
+
+def _placed(x: Any, module: Any) -> Any:
+    dtype, device = placement(module)
+    return x.to(device=device, dtype=dtype)
+
+
+def _param_dtype(module: Any):
+    return placement(module)[0]
+
+
+#: Where a library keeps the head axis: ``B`` batch, ``H`` heads, ``L`` positions, ``D`` features.
+LAYOUTS = {"BHLD": "(batch, heads, length, dim): performer-pytorch, linear-attention-transformer",
+           "BLHD": "(batch, length, heads, dim): fast-transformers' (N, L, H, E), flash-linear-attention's (B, T, H, K)",
+           "BLD": "(batch, length, dim): one head, no head axis"}
+
+
+class Layout:
+    """A library's feature map, written for its own tensor layout, as a map of certify's tokens (docs/torch.md).
+
+    ``fn`` acts on ``(B, H, L, d)`` (``"BHLD"``), ``(B, L, H, d)`` (``"BLHD"``, also spelled
+    ``"NLHE"``) or ``(B, L, d)`` (``"BLD"``) tensors and returns features in the same layout.
+    The wrapper takes certify's ``(N, m)`` tokens (each token a sequence of length 1: a
+    feature map for :func:`certify.torch.check`) or ``(B, L, m)`` sequences (for
+    ``verify_tokenwise``), cuts the ``m`` coordinates into ``heads`` equal parts
+    (``d = m / heads``, as ``rearrange(x, 'b l (h d) -> b h l d')`` does) and returns the
+    heads' features side by side, ``(N, H·r)`` or ``(B, L, H·r)`` — the column order of
+    ``check(..., heads=[r] * H)``.
+    """
+
+    def __init__(self, fn: Callable, layout: str = "BHLD", heads: int = 1) -> None:
+        layout = {"NLHE": "BLHD"}.get(layout.upper(), layout.upper())
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)} (or NLHE)")
+        if type(heads) is not int or heads < 1 or (layout == "BLD" and heads != 1):
+            raise ValueError(f"heads = {heads!r}: an integer ≥ 1 (1 for the layout BLD)")
+        self.fn, self.layout, self.heads = fn, layout, heads
+
+    def __call__(self, x: Any) -> Any:
+        alone = x.dim() == 2
+        seq = x[:, None, :] if alone else x
+        B, L, m = seq.shape
+        H = self.heads
+        if m % H:
+            raise ValueError(f"{m} coordinates do not split into {H} heads")
+        if self.layout == "BLD":
+            out = self.fn(seq)
+        else:
+            per_head = seq.reshape(B, L, H, m // H)
+            out = self.fn(per_head.permute(0, 2, 1, 3) if self.layout == "BHLD" else per_head)
+            if self.layout == "BHLD":
+                out = out.permute(0, 2, 1, 3)
+            out = out.reshape(B, L, -1)
+        return out[:, 0, :] if alone else out

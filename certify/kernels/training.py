@@ -105,12 +105,19 @@ class TrainConfig:
     steps: int = 2000
     lr: str = "0.05"  # a decimal string: a training setting, never part of a check
     feature_map: str = "softplus"  # a FEATURE_MAPS name or "module:attr" (a factory (m, r, seed) → (phi_q, phi_k))
+    delta: str = "0"  # the denominator constant δ as typed (--delta); training and the table use float(δ), exactly
+
+    @property
+    def delta_float(self) -> float:
+        """``δ`` as the float64 the head is trained with; the exported table holds exactly this number."""
+        return float(Fraction(self.delta))
 
     def describe(self) -> str:
         fmap = FEATURE_MAPS.get(self.feature_map, f"φ_Q, φ_K from the factory {self.feature_map}")
         init = "θ ~ N(0, 1), " if self.feature_map == "softplus" else ""
+        den = f", δ = {self.delta} in the denominator (as a float64)" if Fraction(self.delta) else ""
         return (f"{self.steps:,} full-batch steps, Adam (lr {self.lr}), mean squared error, "
-                f"{fmap}, {init}β = w = 0 at start, float64, 1 torch thread")
+                f"{fmap}{den}, {init}β = w = 0 at start, float64, 1 torch thread")
 
 
 @dataclass
@@ -192,6 +199,19 @@ def parse_feature_map(text: str) -> str:
     if text in FEATURE_MAPS or re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", text or ""):
         return text
     raise ValueError(f"--feature-map: {text[:60]!r} is neither a built-in ({', '.join(FEATURE_MAPS)}) nor module:attr")
+
+
+def parse_delta(text: str) -> str:
+    """``--delta``: a number ``≥ 0`` (``p/q`` or a decimal, read exactly, at most 40 characters) that a float64 holds.
+
+    Returns it in lowest terms as text (``"1/1000000"``); ``ValueError`` otherwise.
+    """
+    from .audit import parse_tolerance
+
+    value = parse_tolerance(text, "--delta")
+    if value > Fraction(10) ** 300:
+        raise ValueError(f"--delta: {text[:40]!r} is beyond a float64's range")
+    return str(value)
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -321,13 +341,16 @@ def feature_maps(name: str, m: int, rank: int, seed: int):
 
 
 def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str = "0.05",
-               feature_map: str = "softplus", m: int | None = None) -> dict[str, Any]:
+               feature_map: str = "softplus", m: int | None = None, delta: float = 0.0) -> dict[str, Any]:
     """Train one head (the module docstring's model and optimizer); return its float64 arrays and figures.
 
     Returns ``phi_q``, ``phi_k`` (``N × r``, after the positivity map), ``beta`` (``N``), ``w`` (``N × N``)
-    as numpy float64 arrays, the final ``loss`` and ``float_max_error`` and the float
-    ``predictions`` of the trained model on every input. ``feature_map`` other than
+    as numpy float64 arrays, the final ``loss`` and ``float_max_error``, the float
+    ``predictions`` of the trained model on every input and ``delta``. ``feature_map`` other than
     ``softplus``: :func:`feature_maps` on the tokens' ``m`` bits (the readout stays a table).
+    ``delta``: the denominator constant, ``t̂ = (δ·β(x) + Σ_j α g) / (δ + Σ_j α)`` (docs/math.md §2).
+    A loss that is not finite stops the run at once: ``diverged`` then says at which step
+    and, when some input's denominator is 0 (a feature map that can vanish, ``δ = 0``), which.
     """
     import numpy as np
 
@@ -361,14 +384,21 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
             params = list(dict.fromkeys(p for mod in (phi_q, phi_k) for p in getattr(mod, "parameters", list)()))
         opt = torch.optim.Adam(params + [beta, w], lr=float(lr))
 
-        def predict():
+        def denominators():
             fq, fk = features()
-            alpha = torch.einsum("br,blr->bl", fq[query], fk[idx]) * mask
-            g = beta[query][:, None] + w[query[:, None], idx]
-            return (alpha * g).sum(1) / alpha.sum(1)
+            return torch.einsum("br,blr->bl", fq[query], fk[idx]) * mask
 
-        for _ in range(steps):
+        def predict():
+            alpha = denominators()
+            g = beta[query][:, None] + w[query[:, None], idx]
+            return ((alpha * g).sum(1) + delta * beta[query]) / (alpha.sum(1) + delta)
+
+        diverged = None
+        for step in range(steps):
             loss = ((predict() - target) ** 2).mean()
+            if not math.isfinite(float(loss.detach())):
+                diverged = _diverged_reason(float(loss.detach()), step, denominators, delta)
+                break
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -380,10 +410,22 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
                 "phi_q": fq.numpy().copy(), "phi_k": fk.numpy().copy(),
                 "beta": beta.detach().numpy().copy(), "w": w.detach().numpy().copy(),
                 "loss": float(((pred - target) ** 2).mean()), "float_max_error": float(err.max()),
-                "predictions": pred.numpy().tolist(),
+                "predictions": pred.numpy().tolist(), "delta": delta, "diverged": diverged,
             }
     finally:
         torch.set_num_threads(threads)
+
+
+def _diverged_reason(loss: float, step: int, denominators: Callable, delta: float) -> str:
+    """Why a run stopped: the loss, the step and, if there is one, the first input whose denominator is 0."""
+    torch = _torch()
+    with torch.no_grad():
+        den = denominators().sum(1) + delta
+    zero = torch.nonzero(den == 0)
+    if len(zero):
+        return (f"loss {loss} at step {step}: family.inputs[{int(zero[0, 0])}] has denominator Σ_j α = 0 "
+                f"({len(zero):,} such inputs); a feature map that can vanish needs --delta")
+    return f"loss {loss} at step {step}"
 
 
 def _features(fn, X, rank: int, name: str):
@@ -404,8 +446,11 @@ def export_table(path: str, tokens: list[int], m: int, head: dict[str, Any], not
 
     from .table import npz_bytes
 
-    data = npz_bytes({"tokens": np.array([format(z, f"0{m}b")[::-1] for z in tokens]), "phi_q": head["phi_q"],
-                      "phi_k": head["phi_k"], "beta": head["beta"], "w": head["w"]}, compress=False)
+    fields = {"tokens": np.array([format(z, f"0{m}b")[::-1] for z in tokens]), "phi_q": head["phi_q"],
+              "phi_k": head["phi_k"], "beta": head["beta"], "w": head["w"]}
+    if head.get("delta"):
+        fields["delta"] = np.float64(head["delta"])
+    data = npz_bytes(fields, compress=False)
     with open(path, "wb") as fh:  # byte-for-byte the same for the same seed (members dated 1980-01-01)
         fh.write(data)
 
@@ -469,10 +514,11 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
     for rank in config.ranks:
         for seed in config.seeds:
             t0 = time.perf_counter()
-            head = train_head(arrays, rank, seed, config.steps, config.lr, config.feature_map, family.m)
+            head = train_head(arrays, rank, seed, config.steps, config.lr, config.feature_map, family.m,
+                              config.delta_float)
             seconds = time.perf_counter() - t0
             path = os.path.join(out_dir, f"rank{rank}_seed{seed}.npz")
-            reason = first_nonfinite(head)
+            reason = head["diverged"] or first_nonfinite(head)
             if reason is not None:  # diverged: a result, recorded without a table (certify.kernels.diverged)
                 if os.path.exists(path):
                     os.remove(path)  # an earlier run's table under this name would not be this run's

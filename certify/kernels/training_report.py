@@ -75,8 +75,8 @@ def render_text(family: FamilySpec, config: TrainConfig, results: list[RunResult
     diverged = [r for r in results if r.diverged]
     if diverged:
         lines.append("")
-        lines.append(f"  diverged     {len(diverged)} of {len(results)} runs: a trained entry is not finite, so no table was "
-                     "written; counted as not solving (" + "; ".join(f"rank {r.rank} seed {r.seed}: {r.diverged}"
+        lines.append(f"  diverged     {len(diverged)} of {len(results)} runs: the loss or a trained entry is not finite, so no "
+                     "table was written; counted as not solving (" + "; ".join(f"rank {r.rank} seed {r.seed}: {r.diverged}"
                                                             for r in diverged[:3]) + ("; …" if len(diverged) > 3 else "") + ")")
     lines.append("")
     lines.append(f"  constructed  rank {construction.kernel_rank} (φ_Q one-hot over the query tokens, dense-softmax kernel, "
@@ -96,7 +96,7 @@ def to_json(family: FamilySpec, config: TrainConfig, results: list[RunResult], c
         "family": {"source": family.source, "inputs": len(family.inputs), "error_below": format_rational(family.error),
                    "certified_bound": family.certified_bound},
         "config": {"ranks": list(config.ranks), "seeds": list(config.seeds), "steps": config.steps, "lr": config.lr,
-                   "feature_map": config.feature_map,
+                   "feature_map": config.feature_map, "delta": config.delta,
                    "loss": "mean squared error", "optimizer": "Adam", "positivity": "softplus", "dtype": "float64"},
         "environment": environment,
         "out": out_dir,

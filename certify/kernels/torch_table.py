@@ -1,0 +1,105 @@
+"""A head given as PyTorch callables, evaluated once on a family's tokens: its kernel table (``certify.torch``).
+
+:func:`evaluate` runs each callable on the tokens and returns the table's arrays (numpy,
+float64 or integers: every float is the rational it denotes from here on); :func:`head_table`
+makes the :class:`~certify.kernels.table.KernelTable` that ``certify.torch.check``,
+``export`` and ``compare`` use (docs/torch.md; the model is docs/math.md §2).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .audit import FamilySpec
+from .table import KernelTable, table_from_arrays
+from .torch_tensors import _as_array, _bits, _call, _token_tensor, _torch, family_tokens
+
+
+def _parts(fn: Any) -> list[Callable]:
+    """One callable, or a list/tuple of callables (one per head)."""
+    return list(fn) if isinstance(fn, (list, tuple)) else [fn]
+
+
+def _hstack(arrays: list[np.ndarray], name: str) -> np.ndarray:
+    """The heads' columns side by side, without rounding (integers beyond 2⁵³ are not mixed with floats)."""
+    if len(arrays) == 1:
+        return arrays[0]
+    if len({a.dtype.kind for a in arrays}) > 1:
+        for a in arrays:
+            if a.dtype.kind in "iu" and a.size and int(np.abs(a).max()) > 2**53:
+                raise ValueError(f"{name}: integers beyond 2^53 beside floats would be rounded; give one dtype")
+    return np.concatenate(arrays, axis=1)
+
+
+def _widths(given: Any, derived: list[int] | None, name: str, what: str) -> list[int] | None:
+    if given is None:
+        return derived if derived is not None and len(derived) > 1 else None
+    widths = [int(v) for v in given]
+    if derived is not None and len(derived) > 1 and widths != derived:
+        raise ValueError(f"{name} = {widths}, but the per-head {what} have widths {derived}")
+    return widths
+
+
+def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | None = None, tokens: Any,
+             heads: Any = None, value_heads: Any = None) -> dict[str, np.ndarray]:
+    """The table's arrays: each callable run once on ``tokens`` (``(N, m)`` float64) under ``torch.no_grad``.
+
+    Modules are put in ``eval`` mode for the call and restored afterwards, and get the
+    tokens on their own device and in their own dtype. Returns ``phi_q``, ``phi_k`` and,
+    with a readout, ``beta``, ``w``, ``values`` as numpy arrays (outputs below float64 cast
+    up, which is exact). Several heads: ``phi_q``, ``phi_k`` (and ``values``) as lists of
+    per-head callables, whose columns are put side by side, or one callable each with
+    ``heads=[r_0, …]`` (and ``value_heads=[d_0, …]``) cutting its columns; then the arrays
+    include ``heads`` and ``value_heads`` (docs/kernel-table-format.md, "Several heads").
+    """
+    torch = _torch()
+    if (values is None) != (readout is None):
+        raise ValueError("values and readout come together (a head without them is checked as kernel only)")
+    N = tokens.shape[0]
+    out: dict[str, np.ndarray] = {}
+    widths: dict[str, list[int]] = {}
+    with torch.no_grad():
+        for name, fn in (("phi_q", phi_q), ("phi_k", phi_k), ("values", values)):
+            if fn is None:
+                continue
+            parts = _parts(fn)
+            if not parts:
+                raise ValueError(f"{name}: an empty list of heads")
+            arrs = [_as_array(_call(f, tokens), f"{name}[{h}]" if len(parts) > 1 else name, N, 2)
+                    for h, f in enumerate(parts)]
+            out[name] = _hstack(arrs, name)
+            widths[name] = [a.shape[1] for a in arrs]
+        if readout is not None:
+            r = _call(readout, tokens)
+            if isinstance(r, (tuple, list)):
+                if len(r) != 2:
+                    raise ValueError(f"readout: expected (beta, w), got {len(r)} outputs")
+                out["beta"] = _as_array(r[0], "readout beta", N, 1) if np.ndim(r[0]) != 2 else \
+                    _as_array(r[0], "readout beta", N, 2)[:, 0]
+                out["w"] = _as_array(r[1], "readout w", N, 2)
+            else:
+                both = _as_array(r, "readout", N, 2)
+                out["beta"], out["w"] = both[:, 0].copy(), both[:, 1:].copy()
+    if out["phi_q"].shape[1] != out["phi_k"].shape[1]:
+        raise ValueError(f"phi_q has width {out['phi_q'].shape[1]}, phi_k {out['phi_k'].shape[1]}")
+    if len(widths["phi_q"]) != len(widths["phi_k"]) or (len(widths["phi_q"]) > 1 and widths["phi_q"] != widths["phi_k"]):
+        raise ValueError(f"phi_q's heads have widths {widths['phi_q']}, phi_k's {widths['phi_k']}")
+    if "w" in out and out["w"].shape[1] != out["values"].shape[1]:
+        raise ValueError(f"readout w has width {out['w'].shape[1]}, values {out['values'].shape[1]}")
+    h = _widths(heads, widths["phi_q"], "heads", "feature maps")
+    vh = _widths(value_heads, widths.get("values"), "value_heads", "values")
+    if h is not None:
+        out["heads"] = np.array(h, dtype=np.int64)
+    if vh is not None:
+        out["value_heads"] = np.array(vh, dtype=np.int64)
+    return out
+
+
+def head_table(phi_q, phi_k, values, readout, fam: FamilySpec, delta, heads=None,
+           value_heads=None) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
+    tokens, _ = family_tokens(fam)
+    bits = [_bits(z, fam.m) for z in tokens]
+    X = _token_tensor(bits, fam.m)
+    arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X, heads=heads, value_heads=value_heads)
+    return table_from_arrays(bits, arrays, delta), arrays, bits
