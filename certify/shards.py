@@ -96,10 +96,18 @@ def _range_job(bounds: tuple[int, int]):
 
 
 def _worker_start(words: list[int], m: int, levels: dict[int, tuple[int, ...]]) -> None:
-    """A ``--jobs`` worker: keeps the code; SIGTERM ends it quietly (the parent reports), Ctrl-C is the parent's."""
+    """A ``--jobs`` worker: keeps the code; SIGTERM ends it quietly (the parent reports), Ctrl-C is the parent's.
+
+    Its stderr goes to ``os.devnull``: a task's exception reaches the parent through its
+    future, and what else a worker could print is the pool's own shutdown noise (a sibling
+    of a killed worker printed ``Process ForkProcess-2:`` before the parent's one line).
+    """
+    import os
     import signal
+    import sys
 
     global _CODE
     _CODE = (words, m, levels)
+    sys.stderr = open(os.devnull, "w")
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
