@@ -132,6 +132,29 @@ def test_a_time_limit_that_fires_first_is_reported_as_not_reproducible(monkeypat
     assert "not reproducible" in result_certificate(result)[0]["producer"]["note"]
 
 
+def test_seeds_are_scored_by_their_sharpest_bound_only_before_the_seed_deadline(monkeypatch):
+    """2026-12-02: sharp_bound (up to 0.25 s a code) did not look at the clock, so `--m 64 --time-limit 2` took
+    3.1–4.8 s. On a clock that gains 1 s per reading, no code is scored that way past the seed deadline, and then
+    none is (every seed by R alone, the same way)."""
+    import certify.search.codes as search_codes
+
+    now = [0.0]
+
+    def clock():
+        now[0] += 1.0
+        return now[0]
+
+    calls = []
+    real = search_codes.sharp_bound
+    monkeypatch.setattr(search_codes.time, "monotonic", clock)
+    monkeypatch.setattr(search_codes, "sharp_bound", lambda *a, **k: calls.append(now[0]) or real(*a, **k))
+    result = search(12, budget=10**6, time_limit=60)  # the seed phase keeps 0.4 · 0.6 of it: 14.4 s
+    seed_deadline = 1.0 + 0.4 * search_codes.SEARCH_SHARE * 60
+    assert result.time_capped and all(t <= seed_deadline + 1 for t in calls)
+    assert result.seed_bounds == {}
+    assert result.ratio == max(r for _, _, r in result.seeds if r is not None) or result.added or result.removed
+
+
 def test_fit_to_time_keeps_a_prefix_whose_certificate_fits_and_says_so(monkeypatch):
     """A clock on which each query of the generator takes 1 s: 3 passes of t queries cannot fit in 30 s."""
     import certify.search.codes as search_codes

@@ -549,20 +549,25 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
     scored = []
     sharp: dict[str, int] = {}  # seed name → its sharpest certified bound (the score; ties: R)
+    by_sharp = True  # False once the seed deadline passes: then every code is scored by R alone, the same way
     for s in seeds:
         pairs = exact_pairs(s.code.words, m) if s.code.size <= cap else None  # once: for R and for the score
         r = None if pairs is None else _ratio(s.code.size, pairs, F)
         scored.append((s.name, s.code.size, r))
-        if r is not None:
+        if r is not None and by_sharp and seed_deadline is not None and time.monotonic() > seed_deadline:
+            by_sharp, time_capped = False, True  # sharp_bound costs up to 0.25 s a code: 2 s for m = 64's 19 seeds
+        if r is not None and by_sharp:
             sharp[s.name] = sharp_bound(s.code.words, m, F, pairs)
-        say(f"seed {s.name}: {s.code.size} words, R = {float(r):.4f}, r ≥ {sharp[s.name]}" if r
-            else f"seed {s.name}: not usable as is")
+        say(f"seed {s.name}: {s.code.size} words, R = {float(r):.4f}" + (f", r ≥ {sharp[s.name]}" if s.name in sharp else "")
+            if r else f"seed {s.name}: not usable as is")
+    if not by_sharp:
+        sharp = {}
     # Seeds above the cap are still starting points (the search trims them): rank those by a trimmed estimate later.
     usable = [(r, s) for (name, size, r), s in zip(scored, seeds) if r is not None]
     big = [s for s in seeds if s.code.size > cap and exact_ratio(s.code.words[:2], m, F) is not None]
     if not usable and not big:
         raise SearchError(f"no seed code of length {m} has a chain for every pair at n = {length}, ε = {eps}")
-    best_r, best_seed = (max(usable, key=lambda rs: (sharp[rs[1].name], rs[0])) if usable  # first of equal scores
+    best_r, best_seed = (max(usable, key=lambda rs: (sharp.get(rs[1].name, 0), rs[0])) if usable  # first of equal scores
                          else (Fraction(0), big[0]))
     start_words = best_seed.code.words
     pool = sorted(pool_words)
@@ -592,7 +597,7 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
         time_capped |= ls.time_capped
         result_moves.update(ls.moves)
         words = tuple(pool[i] for i in members)
-        key = (sharp_bound(words, m, F) or 0, r) if r > 0 else (0, r)
+        key = (sharp_bound(words, m, F) or 0, r) if r > 0 and by_sharp else (0, r)
         if key > result_key:
             result_r, result_words, result_seed, origin, result_key = r, words, s.name, s, key
     # Keep the seed's own word order when nothing changed; otherwise increasing order.
