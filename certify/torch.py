@@ -11,8 +11,8 @@ class is docs/math.md §2, the paper's §2.2). A head is given as callables — 
   column 0 is ``β`` (optional, with ``values``);
 * ``delta``: the denominator constant a library adds (``Σ_j α + δ``; docs/math.md §2).
 
-:func:`check` evaluates them **once**, on the family's tokens, in float64 (bfloat16 and
-float16 outputs are cast up, which is exact), builds the kernel table in memory and hands
+:func:`check` evaluates them **once**, on the family's tokens (each module in its own dtype
+and on its own device; outputs below float64 are cast up, which is exact), builds the kernel table in memory and hands
 it to :func:`certify.kernels.audit.check_kernel`: every number after the evaluation is
 exact, and the verdict is about the table of these float64 values. :func:`export` writes
 the same table as an ``.npz`` file (docs/kernel-table-format.md). Whether the table *is*
@@ -94,9 +94,13 @@ def export(path: str, phi_q: Any, phi_k: Any, *, values: Any = None, readout: Ca
     out.update({k: arrays[k] for k in ("phi_q", "phi_k", "beta", "w", "values", "heads", "value_heads") if k in arrays})
     if table.delta:
         d = table.delta
-        exact_float = float(d) if Fraction(float(d)) == d else None
+        try:
+            exact_float = float(d) if Fraction(float(d)) == d else None
+        except OverflowError:
+            exact_float = None
         if exact_float is None:
-            raise ValueError(f"delta {d} is not a float64; write the table as JSON to keep it exact")
+            raise ValueError(f"delta {d if len(str(d)) < 60 else '≈ %.3g' % float(min(d, 10**308))} is not a float64; "
+                             "check() keeps it exact in memory, but an .npz table holds float64 (use a float64 delta)")
         out["delta"] = np.float64(exact_float)
     if note:
         out["note"] = np.array(note)

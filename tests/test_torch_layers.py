@@ -316,3 +316,143 @@ def test_train_with_a_relu_map_diverges_per_run_without_delta_and_completes_with
 def test_train_refuses_a_bad_delta_before_training(tmp_path, bad):
     proc = run_cli("train", "--family", SMALL, "--delta", bad, "--out", "o", cwd=tmp_path)
     assert proc.returncode == 2 and "--delta" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- the review's reproducers (issue 30)
+
+
+def test_a_non_finite_output_on_sequences_is_refused_not_called_tokenwise():
+    """Was 'tokenwise' (a NaN difference never counts as the largest): float16 maps can overflow on sequences."""
+    W = torch.randn(M, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    f = lambda x: torch.exp(x @ W / 4) * (float("nan") if x.shape[1] > 1 else 1.0)  # noqa: E731
+    with pytest.raises(ValueError, match=r"module \(sequences\): output nan"):
+        ct.verify_tokenwise(f, SMALL)
+
+
+def test_a_large_column_does_not_hide_a_positional_change_in_a_small_one():
+    """Was 'tokenwise': the tolerance was relative to the largest output over all columns (1e12 here)."""
+    def phi_k(x):
+        pos = torch.arange(x.shape[1], dtype=x.dtype)[None, :, None] if x.dim() == 3 else 0
+        return torch.cat([1e12 * x[..., :1], 1 + x[..., 1:2] + 0.3 * pos], -1)
+
+    rep = ct.verify_tokenwise(phi_k, SMALL)
+    assert rep.verdict == "not tokenwise" and rep.max_relative > 0.1
+
+
+def test_a_per_sequence_factor_is_harmless_only_on_features_without_delta():
+    phi = Elu1(dtype=torch.float64)
+    scaled = lambda s: phi(s) / s.shape[1]  # noqa: E731
+    assert ct.verify_tokenwise(scaled, SMALL).harmless
+    for kw in ({"role": "values"}, {"role": "readout"}, {"delta": 1e-3}):
+        rep = ct.verify_tokenwise(scaled, SMALL, **kw)
+        assert rep.verdict == "per-sequence scale" and not rep.harmless and "NOT harmless" in rep.text()
+    with pytest.raises(ValueError, match="role"):
+        ct.verify_tokenwise(scaled, SMALL, role="keys")
+
+
+def test_compare_judges_each_input_on_its_own():
+    """Was 'agrees': the tolerance was rtol × the largest prediction, so β = 10⁵ on one query token hid a layer off by
+    5 on every other input."""
+    q, k, v, ro = _two_heads(dtype=torch.float64)
+    ft = ct.family_tensors(SMALL)
+    big = ft.tokens[int(ft.query[0])]
+
+    def readout(x):
+        out = ro(x).clone()
+        out[..., 0] = out[..., 0] + 1e5 * (x == big).all(-1)
+        return out
+
+    def layer(seq):
+        good = _layer(q, k, v, readout, 0.0)(seq)
+        is_big = (seq == big).all(-1)
+        return torch.where(is_big, good, good + 5.0)
+
+    rep = ct.compare(layer, q, k, values=v, readout=readout, family=SMALL)
+    assert not rep.agrees and rep.worst_relative >= 4 and rep.input_index is not None
+
+
+def test_bad_arguments_and_outputs_are_value_errors_naming_them():
+    q, k, v, ro = _two_heads(dtype=torch.float64)
+    phi = Elu1(dtype=torch.float64)
+    cases = [
+        (lambda: ct.verify_tokenwise(phi, SMALL, max_inputs=0), "max_inputs"),
+        (lambda: ct.verify_tokenwise(phi, SMALL, batch=0), "batch"),
+        (lambda: ct.verify_tokenwise(lambda s: phi(s).sum(1), SMALL), "expected an output of shape"),
+        (lambda: ct.compare(_layer(q, k, v, ro, 0.0), q, k, values=v, readout=ro, family=SMALL, rtol=float("nan")),
+         "rtol"),
+        (lambda: ct.compare(_layer(q, k, v, ro, 0.0), q, k, values=v, readout=ro, family=SMALL, max_inputs=0),
+         "max_inputs"),
+        (lambda: ct.predict(q, k, values=None, readout=None, family=SMALL), "needs values and readout"),
+        (lambda: ct.check(q, k, values=v, readout=[ro, ro], family=SMALL), "readout: one callable"),
+        (lambda: ct.check(q, k, values=v, readout=ro, family=SMALL, heads="33"), "heads"),
+        (lambda: ct.check(q, k, values=v, readout=ro, family=SMALL, heads=[True, 5]), "heads"),
+        (lambda: ct.check(q, k, values=v, readout=ro, family=SMALL, heads=[3.0, 3.0]), "heads"),
+        (lambda: ct.check(q, k, values=torch.nn.Linear(M, 4, dtype=torch.float64), readout=ro, family=SMALL),
+         "value_heads"),
+        (lambda: ct.check(q, k, values=v, readout=lambda x: (ro(x)[:, :3], ro(x)[:, 1:]), family=SMALL),
+         "readout beta"),
+        (lambda: ct.Layout(lambda t: t, "BHLD")(np.zeros((3, M))), "Layout: expected a tensor"),
+        (lambda: ct.Layout(lambda t: t.sum(2), "BHLD", heads=2)(ct.family_tensors(SMALL).tokens), "Layout BHLD"),
+        (lambda: ct.export("/tmp/never.npz", q, k, values=v, readout=ro, family=SMALL, delta=10**400), "float64"),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            call()
+    assert ct.Layout(lambda t: t, "BLHD", heads=np.int64(2)).heads == 2
+
+
+def test_fit_checks_the_heads_it_trains_like_check():
+    q, k, v, ro = _two_heads(dtype=torch.float64)
+    cat = lambda fs: (lambda x: torch.cat([f(x) for f in fs], 1))  # noqa: E731
+    for kw, match in (({"heads": [2, 2], "value_heads": [2, 2]}, "sums to 4"),
+                      ({"heads": [3, 3]}, "same number of heads"),
+                      ({"delta": -5.0}, "delta"), ({"delta": float("nan")}, "delta"), ({"delta": 1e-400 * 0 - 1}, "delta")):
+        with pytest.raises(ValueError, match=match):
+            ct.fit(cat(q), cat(k), cat(v), ro, family=SMALL, steps=1, **kw)
+    with pytest.raises(ValueError, match="phi_q's heads have widths"):
+        ct.fit(q, [Elu1(r=2, dtype=torch.float64), Elu1(r=4, dtype=torch.float64)], v, ro, family=SMALL, steps=1)
+    with pytest.raises(ValueError, match="readout w has width"):
+        ct.fit(q, k, v, torch.nn.Linear(M, 7, dtype=torch.float64), family=SMALL, steps=1)
+    assert np.isfinite(ct.fit(cat(q), cat(k), cat(v), ro, family=SMALL, steps=2, heads=[3, 3], value_heads=[2, 2],
+                              delta=Fraction(1, 3)))
+
+
+def test_fit_and_verify_tokenwise_take_plain_functions_returning_numpy():
+    W = np.random.default_rng(0).normal(size=(M, 3))
+    fixed = lambda x: np.exp(np.asarray(x) @ W / 4)  # noqa: E731
+    v, ro = torch.nn.Linear(M, 2, dtype=torch.float64), torch.nn.Linear(M, 3, dtype=torch.float64)
+    assert np.isfinite(ct.fit(fixed, fixed, v, ro, family=SMALL, steps=3))
+    assert ct.verify_tokenwise(fixed, SMALL).verdict == "tokenwise"
+
+
+def test_train_reports_a_denominator_that_vanishes_after_the_last_step_per_run(tmp_path):
+    """Was exit 2 for the whole command: the final prediction's NaN was not looked at, the table was refused."""
+    (tmp_path / "die.py").write_text(
+        "import torch\n"
+        "class K(torch.nn.Module):\n"
+        "    def __init__(s, r):\n"
+        "        super().__init__(); s.p = torch.nn.Parameter(torch.zeros((), dtype=torch.float64)); s.r = r\n"
+        "    def forward(s, x):\n"
+        "        return torch.relu(1e-3 + s.p * (1 + x[:, :1])).expand(-1, s.r) * 1.0\n"
+        "class Q(torch.nn.Module):\n"
+        "    def __init__(s, r):\n"
+        "        super().__init__(); s.lin = torch.nn.Linear(1, 1, dtype=torch.float64); s.r = r\n"
+        "    def forward(s, x): return torch.ones(x.shape[0], s.r, dtype=torch.float64) + 0 * s.lin(x[:, :1])\n"
+        "def plus(m, r, seed): return Q(r), K(r)\n")
+    proc = run_cli("train", "--family", SMALL, "--feature-map", "die:plus", "--ranks", "2", "--seeds", "0",
+                   "--steps", "2", "--out", "o", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(proc.stdout)["runs"][0]
+    assert run["diverged"] is not None and "step 2" in run["diverged"] and run["table"] is None
+
+
+@pytest.mark.parametrize("text, ok", [("1e-400", False), ("1e308", True), ("1.7e308", True), ("1e309", False),
+                                      ("-0", True)])
+def test_train_delta_must_be_a_float64_it_can_train_with(tmp_path, text, ok):
+    from certify.kernels.training import parse_delta
+
+    if ok:
+        assert Fraction(parse_delta(text)) == Fraction(text)
+    else:
+        with pytest.raises(ValueError, match="--delta"):
+            parse_delta(text)

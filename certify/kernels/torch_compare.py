@@ -38,6 +38,8 @@ def predict(phi_q: Any, phi_k: Any, *, values: Any, readout: Callable, family: A
     A listed family only (at most ``MAX_TENSOR_INPUTS`` inputs).
     """
     torch = _torch()
+    if values is None or readout is None:
+        raise ValueError("predict needs values and readout (a kernel alone predicts nothing)")
     fam = _family(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
@@ -53,7 +55,12 @@ def predict(phi_q: Any, phi_k: Any, *, values: Any, readout: Callable, family: A
 
 @dataclass
 class CompareReport:
-    """A layer's predictions against its table's exact ones (:func:`compare`); differences are exact."""
+    """A layer's predictions against its table's exact ones (:func:`compare`); differences are exact.
+
+    Each input is judged on its own: ``|layer − t̂| ≤ rtol · max(1, |t̂|)``. ``worst_relative``
+    is the largest ``|layer − t̂| / max(1, |t̂|)``, at ``input_index``; ``max_difference`` the
+    largest absolute difference (``max_difference_index``).
+    """
 
     max_difference: Fraction
     input_index: int | None
@@ -64,23 +71,25 @@ class CompareReport:
     dtype: str
     layer_max_error: Fraction  # the layer's own |t̂ − t|, its floats read exactly
     table_max_error: Fraction  # the table's, exact
+    worst_relative: Fraction = Fraction(0)
+    max_difference_index: int | None = None
 
     @property
     def agrees(self) -> bool:
-        """The layer is its table's head up to float rounding of its dtype (:data:`COMPARE_RTOL`)."""
-        return self.max_difference <= Fraction(self.rtol) * max(Fraction(1), self.largest_prediction)
+        """Every input's prediction is its table's up to float rounding of the layer's dtype (:data:`COMPARE_RTOL`)."""
+        return self.inputs_checked > 0 and self.worst_relative <= Fraction(self.rtol)
 
     def text(self) -> str:
         part = "" if self.inputs_checked == self.inputs else f" (the first {self.inputs_checked:,} of {self.inputs:,})"
         where = f"family.inputs[{self.input_index}]" if self.input_index is not None else "no input"
         head = (f"layer vs its table on {self.inputs_checked:,} inputs{part}: largest difference "
-                f"{float(self.max_difference):.3g} ({where}; {self.dtype} rounding allows "
-                f"{self.rtol:.0e} relative)")
+                f"{float(self.max_difference):.3g}, worst relative to max(1, |t̂|) {float(self.worst_relative):.3g} "
+                f"({where}; {self.dtype} rounding allows {self.rtol:.0e})")
         verdict = ("the layer computes its table's head, so the exact verdict on the table is about this layer"
                    if self.agrees else
                    "the layer is NOT its table's head (something in it sees the sequence: positional terms such as "
-                   "rotary embeddings, a stabilizer over positions, …); the exact verdict is about the table, not "
-                   "this layer")
+                   "rotary embeddings, a stabilizer over positions, …; or it computes in a lower precision than its "
+                   "output dtype, then pass rtol=); the exact verdict is about the table, not this layer")
         errors = (f"max error: layer {_decimal(self.layer_max_error)} (its floats), table "
                   f"{_decimal(self.table_max_error)} (exact)")
         return f"{head}: {verdict}\n{errors}"
@@ -88,9 +97,10 @@ class CompareReport:
     def to_json(self) -> dict[str, Any]:
         return {"agrees": self.agrees, "max_difference": {"exact": str(self.max_difference),
                                                           "decimal": _decimal(self.max_difference)},
-                "input_index": self.input_index, "inputs_checked": self.inputs_checked, "inputs": self.inputs,
-                "rtol": self.rtol, "dtype": self.dtype, "layer_max_error": _decimal(self.layer_max_error),
-                "table_max_error": _decimal(self.table_max_error)}
+                "worst_relative": {"exact": str(self.worst_relative), "decimal": _decimal(self.worst_relative)},
+                "input_index": self.input_index, "max_difference_index": self.max_difference_index,
+                "inputs_checked": self.inputs_checked, "inputs": self.inputs, "rtol": self.rtol, "dtype": self.dtype,
+                "layer_max_error": _decimal(self.layer_max_error), "table_max_error": _decimal(self.table_max_error)}
 
 
 def _query_outputs(out: Any, rows: int, L: int, qpos: Any) -> np.ndarray:
@@ -128,6 +138,11 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
     :data:`COMPARE_RTOL` of the output dtype.
     """
     torch = _torch()
+    for name, v in (("max_inputs", max_inputs), ("batch", batch)):
+        if type(v) is not int or v < 1:
+            raise ValueError(f"{name} = {v!r}: an integer ≥ 1")
+    if rtol is not None and not (isinstance(rtol, (int, float)) and np.isfinite(rtol) and rtol >= 0):
+        raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
     fam = _family(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
@@ -137,6 +152,7 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
     ft = family_tensors(fam, query_last=query_last)
     X = ft.tokens
     worst, where, out_dtype = Fraction(0), None, "float64"
+    rel_worst, rel_where = Fraction(0), None
     layer_err = Fraction(0)
     with torch.no_grad():
         for start in range(0, total, batch):
@@ -156,8 +172,12 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
                     d = abs(f - exact[i])
                     if d > worst:
                         worst, where = d, i
+                    rel = d / max(Fraction(1), abs(exact[i]))
+                    if rel > rel_worst:
+                        rel_worst, rel_where = rel, i
                     layer_err = max(layer_err, abs(f - fam.inputs[i].target))
     table_err = max((abs(p - X_.target) for p, X_ in zip(exact, fam.inputs)), default=Fraction(0))
     tol = COMPARE_RTOL.get(out_dtype, 1e-9) if rtol is None else float(rtol)
     largest = max((abs(p) for p in exact), default=Fraction(0))
-    return CompareReport(worst, where, total, len(fam.inputs), largest, tol, out_dtype, layer_err, table_err)
+    return CompareReport(worst, rel_where, total, len(fam.inputs), largest, tol, out_dtype, layer_err, table_err,
+                         rel_worst, where)

@@ -7,7 +7,10 @@ prediction in floating point, shared with ``certify.torch.predict``.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, Callable
+
+import numpy as np
 
 from ..check import Progress
 from .torch_tensors import MAX_TENSOR_INPUTS, _placed, _torch, family_tensors
@@ -17,10 +20,25 @@ def _parts(fn: Any) -> list[Callable]:
     return list(fn) if isinstance(fn, (list, tuple)) else [fn]
 
 
-def _run(fn: Any, X: Any) -> Any:
+def _tensor(out: Any, name: str, rows: int) -> Any:
+    """A callable's output as a float64 CPU tensor of ``rows`` rows (a module's keeps its autograd graph)."""
+    torch = _torch()
+    t = out if isinstance(out, torch.Tensor) else torch.as_tensor(np.asarray(out, dtype=np.float64))
+    t = t.cpu().to(torch.float64)
+    if t.dim() == 1:
+        t = t[:, None]
+    if t.dim() != 2 or t.shape[0] != rows:
+        raise ValueError(f"{name}: expected shape ({rows}, …), got {tuple(t.shape)}")
+    return t
+
+
+def _run(fn: Any, X: Any, name: str) -> Any:
     """Each callable of ``fn`` (one, or one per head) on ``X`` in its own dtype and device; float64 on the CPU, side by side."""
     torch = _torch()
-    outs = [f(_placed(X, f)).cpu().to(torch.float64) for f in _parts(fn)]
+    parts = _parts(fn)
+    if not parts:
+        raise ValueError(f"{name}: an empty list of heads")
+    outs = [_tensor(f(_placed(X, f)), f"{name}[{h}]" if len(parts) > 1 else name, X.shape[0]) for h, f in enumerate(parts)]
     return outs[0] if len(outs) == 1 else torch.cat(outs, dim=1), [o.shape[1] for o in outs]
 
 
@@ -45,21 +63,54 @@ def head_predictions(fq, fk, v, beta, w, idx, mask, q, delta, heads=None, value_
     return out
 
 
-def _readout(r: Any):
-    torch = _torch()
+def _readout(r: Any, rows: int):
     if isinstance(r, (tuple, list)):
-        beta, w = r
-        return beta.cpu().to(torch.float64).reshape(-1), w.cpu().to(torch.float64)
-    r = r.cpu().to(torch.float64)
-    return r[:, 0], r[:, 1:]
+        if len(r) != 2:
+            raise ValueError(f"readout: expected (beta, w), got {len(r)} outputs")
+        beta = _tensor(r[0], "readout beta", rows)
+        if beta.shape[1] != 1:
+            raise ValueError(f"readout beta: expected shape ({rows},) or ({rows}, 1), got {tuple(beta.shape)}")
+        return beta[:, 0], _tensor(r[1], "readout w", rows)
+    both = _tensor(r, "readout", rows)
+    return both[:, 0], both[:, 1:]
+
+
+def _head_widths(given: Any, derived: list[int], total: int, name: str, what: str) -> list[int] | None:
+    """The column cuts of one kind (heads or value_heads), checked as :func:`certify.torch.check` checks them."""
+    from .torch_table import _widths
+
+    widths = _widths(given, derived, name, what)
+    if widths is not None and sum(widths) != total:
+        raise ValueError(f"{name} = {widths} sums to {sum(widths)}; the {what} have {total} columns")
+    return widths
 
 
 def _predict(phi_q, phi_k, values, readout, X, idx, mask, q, delta, heads=None, value_heads=None):
-    (fq, wq), (fk, _), (v, wv) = _run(phi_q, X), _run(phi_k, X), _run(values, X)
-    beta, w = _readout(readout(_placed(X, readout)))
-    return head_predictions(fq, fk, v, beta, w, idx, mask, q, delta,
-                            heads if heads is not None else (wq if len(wq) > 1 else None),
-                            value_heads if value_heads is not None else (wv if len(wv) > 1 else None))
+    if isinstance(readout, (list, tuple)):
+        raise ValueError("readout: one callable, returning β and every head's w side by side, not a list")
+    (fq, wq), (fk, wk), (v, wv) = _run(phi_q, X, "phi_q"), _run(phi_k, X, "phi_k"), _run(values, X, "values")
+    beta, w = _readout(readout(_placed(X, readout)), X.shape[0])
+    if fq.shape[1] != fk.shape[1] or (len(wq) > 1 or len(wk) > 1) and wq != wk:
+        raise ValueError(f"phi_q's heads have widths {wq}, phi_k's {wk}")
+    if w.shape[1] != v.shape[1]:
+        raise ValueError(f"readout w has width {w.shape[1]}, values {v.shape[1]}")
+    h = _head_widths(heads, wq, fq.shape[1], "heads", "feature maps")
+    vh = _head_widths(value_heads, wv, v.shape[1], "value_heads", "values")
+    if (h is not None and len(h) > 1) != (vh is not None and len(vh) > 1) or h and vh and len(h) != len(vh):
+        raise ValueError(f"heads {h} and value_heads {vh} must give the same number of heads")
+    return head_predictions(fq, fk, v, beta, w, idx, mask, q, delta, h, vh)
+
+
+def _delta(delta: Any) -> float:
+    """``delta`` as the float the loss uses: a number ``≥ 0`` (int, float, ``Fraction`` or ``"p/q"``) that a float64 holds."""
+    try:
+        value = Fraction(delta) if isinstance(delta, (str, Fraction, int)) else Fraction(float(delta))
+        d = float(value)
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+        raise ValueError(f"delta = {delta!r}: a finite number ≥ 0") from None
+    if value < 0 or not math.isfinite(d) or (value and d == 0):
+        raise ValueError(f"delta = {delta!r}: a finite number ≥ 0 that a float64 holds")
+    return d
 
 
 class TrainingDiverged(FloatingPointError):
@@ -95,11 +146,12 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
                    if isinstance(f, torch.nn.Module) for p in f.parameters() if p.requires_grad}.values())
     if not params:
         raise ValueError("nothing to train: none of phi_q, phi_k, values, readout is a torch.nn.Module with parameters")
+    d = _delta(delta)
     torch.manual_seed(seed)
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     X, idx, mask, q, target = ft.tokens, ft.inputs.clamp(min=0), ft.mask, ft.query, ft.targets
-    args = (X, idx, mask, q, delta, heads, value_heads)
+    args = (X, idx, mask, q, d, heads, value_heads)
     progress = Progress(f"fit on {ft.inputs.shape[0]:,} inputs (steps)", total=steps)
     try:
         opt = torch.optim.Adam(params, lr=lr)

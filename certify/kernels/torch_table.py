@@ -35,7 +35,13 @@ def _hstack(arrays: list[np.ndarray], name: str) -> np.ndarray:
 def _widths(given: Any, derived: list[int] | None, name: str, what: str) -> list[int] | None:
     if given is None:
         return derived if derived is not None and len(derived) > 1 else None
-    widths = [int(v) for v in given]
+    if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
+        raise ValueError(f"{name}: a list of integer widths ≥ 1, not {given!r}")
+    widths = []
+    for v in given:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name}: each width must be an integer ≥ 1, not {v!r}")
+        widths.append(int(v))
     if derived is not None and len(derived) > 1 and widths != derived:
         raise ValueError(f"{name} = {widths}, but the per-head {what} have widths {derived}")
     return widths
@@ -71,10 +77,15 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
             out[name] = _hstack(arrs, name)
             widths[name] = [a.shape[1] for a in arrs]
         if readout is not None:
+            if isinstance(readout, (list, tuple)):
+                raise ValueError("readout: one callable, returning β and every head's w side by side "
+                                 "((β, w) or one (N, 1 + Σ d_h) tensor), not a list")
             r = _call(readout, tokens)
             if isinstance(r, (tuple, list)):
                 if len(r) != 2:
                     raise ValueError(f"readout: expected (beta, w), got {len(r)} outputs")
+                if np.ndim(r[0]) == 2 and np.shape(r[0])[1] != 1:
+                    raise ValueError(f"readout beta: expected shape ({N},) or ({N}, 1), got {tuple(np.shape(r[0]))}")
                 out["beta"] = _as_array(r[0], "readout beta", N, 1) if np.ndim(r[0]) != 2 else \
                     _as_array(r[0], "readout beta", N, 2)[:, 0]
                 out["w"] = _as_array(r[1], "readout w", N, 2)
@@ -89,6 +100,8 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
         raise ValueError(f"readout w has width {out['w'].shape[1]}, values {out['values'].shape[1]}")
     h = _widths(heads, widths["phi_q"], "heads", "feature maps")
     vh = _widths(value_heads, widths.get("values"), "value_heads", "values")
+    if h is not None and len(h) > 1 and "values" in out and vh is None:
+        raise ValueError(f"{len(h)} heads: give values as a list of per-head callables, or value_heads=[d_0, …]")
     if h is not None:
         out["heads"] = np.array(h, dtype=np.int64)
     if vh is not None:

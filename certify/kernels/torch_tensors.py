@@ -214,11 +214,16 @@ class Layout:
         layout = {"NLHE": "BLHD"}.get(layout.upper(), layout.upper())
         if layout not in LAYOUTS:
             raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)} (or NLHE)")
-        if type(heads) is not int or heads < 1 or (layout == "BLD" and heads != 1):
+        if isinstance(heads, (bool, np.bool_)) or not isinstance(heads, (int, np.integer)) or heads < 1 \
+                or (layout == "BLD" and heads != 1):
             raise ValueError(f"heads = {heads!r}: an integer ≥ 1 (1 for the layout BLD)")
-        self.fn, self.layout, self.heads = fn, layout, heads
+        self.fn, self.layout, self.heads = fn, layout, int(heads)
 
     def __call__(self, x: Any) -> Any:
+        torch = _torch()
+        if not isinstance(x, torch.Tensor) or x.dim() not in (2, 3):
+            raise ValueError(f"Layout: expected a tensor of tokens (N, m) or sequences (B, L, m), got "
+                             f"{type(x).__name__} of shape {tuple(getattr(x, 'shape', ()))}")
         alone = x.dim() == 2
         seq = x[:, None, :] if alone else x
         B, L, m = seq.shape
@@ -227,9 +232,16 @@ class Layout:
             raise ValueError(f"{m} coordinates do not split into {H} heads")
         if self.layout == "BLD":
             out = self.fn(seq)
+            if not isinstance(out, torch.Tensor) or out.dim() != 3 or tuple(out.shape[:2]) != (B, L):
+                raise ValueError(f"Layout BLD: the map returned {tuple(getattr(out, 'shape', ()))}, expected "
+                                 f"({B}, {L}, r) — the same layout, features last")
         else:
             per_head = seq.reshape(B, L, H, m // H)
             out = self.fn(per_head.permute(0, 2, 1, 3) if self.layout == "BHLD" else per_head)
+            want = (B, H, L) if self.layout == "BHLD" else (B, L, H)
+            if not isinstance(out, torch.Tensor) or out.dim() != 4 or tuple(out.shape[:3]) != want:
+                raise ValueError(f"Layout {self.layout}: the map returned {tuple(getattr(out, 'shape', ()))}, "
+                                 f"expected ({', '.join(map(str, want))}, r) — the same layout, features last")
             if self.layout == "BHLD":
                 out = out.permute(0, 2, 1, 3)
             out = out.reshape(B, L, -1)

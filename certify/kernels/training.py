@@ -209,8 +209,14 @@ def parse_delta(text: str) -> str:
     from .audit import parse_tolerance
 
     value = parse_tolerance(text, "--delta")
-    if value > Fraction(10) ** 300:
+    try:
+        as_float = float(value)
+    except OverflowError:
+        as_float = math.inf
+    if not math.isfinite(as_float):
         raise ValueError(f"--delta: {text[:40]!r} is beyond a float64's range")
+    if value and as_float == 0:
+        raise ValueError(f"--delta: {text[:40]!r} is too small for a float64 (it would train with δ = 0)")
     return str(value)
 
 
@@ -404,6 +410,9 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
             opt.step()
         with torch.no_grad():
             pred = predict()
+            final = float(((pred - target) ** 2).mean())
+            if diverged is None and not math.isfinite(final):  # after the last step: the same report as in the loop
+                diverged = _diverged_reason(final, steps, denominators, delta)
             err = (pred - target).abs()
             fq, fk = features()
             return {

@@ -97,6 +97,7 @@ def to_json(family: FamilySpec, config: TrainConfig, results: list[RunResult], c
                    "certified_bound": family.certified_bound},
         "config": {"ranks": list(config.ranks), "seeds": list(config.seeds), "steps": config.steps, "lr": config.lr,
                    "feature_map": config.feature_map, "delta": config.delta,
+                   "delta_used": format_rational(Fraction(config.delta_float)),
                    "loss": "mean squared error", "optimizer": "Adam", "positivity": "softplus", "dtype": "float64"},
         "environment": environment,
         "out": out_dir,

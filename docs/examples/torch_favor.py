@@ -16,7 +16,7 @@ def favor(x, stabilize=False):
 
 # A library applies the map to a sequence (B, L, m); is each output a function of its own token?
 plain = ct.verify_tokenwise(favor, "rank-nine")
-print("plain:     ", plain.verdict, f"(largest difference below {plain.rtol:.0e} of the largest output)")
+print("plain:     ", plain.verdict, f"(every difference below {plain.rtol:.0e} of its column's largest output)")
 print("stabilized:", ct.verify_tokenwise(lambda x: favor(x, stabilize=True), "rank-nine").text())
 
 # The exact check of the (tokenwise) kernel alone: does some readout make it solve the family?
