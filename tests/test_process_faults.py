@@ -127,6 +127,7 @@ def test_verify_expand_onto_its_own_input_is_refused_before_anything_is_written(
     ["construction", "rank-one", "--m", "3", "--length", "3", "--json"],
     ["bracket", str(CORPUS / "valid" / "shifted_rank_nine_direct.json"), "--start-rank", "15", "--lowest-rank", "15",
      "--restarts", "1", "--json"],
+    ["minrank", "--m", "4", "--json"],
 ], ids=lambda a: a[0])
 def test_every_command_s_json_is_strict_json(args, tmp_path):
     """No NaN or Infinity anywhere (json.dumps(allow_nan=False) in every command): strict parsers accept it all."""

@@ -3,7 +3,7 @@
 ``common`` (the group, the error kinds, writing and re-verifying), ``certificates``
 (rank-nine, verify, rank-bound, search, unique-minimizer, family), ``bounds``,
 ``kernels`` (check-kernel, train), ``constructions`` (construction, identities),
-``bracket`` (bracket), ``experiments`` (experiment capacity, heads, check-split).
+``bracket`` (bracket), ``minrank`` (minrank), ``experiments`` (experiment capacity, heads, check-split).
 
 Exit codes (every command): 0 verified/solved, 1 rejected/not solved, 2 bad or
 unreadable input or unwritable output (one line on stderr), 3 internal contradiction;
@@ -30,7 +30,7 @@ if os.path.basename(sys.argv[0]) in ("certify", "-m") and signal.getsignal(signa
 import click  # noqa: E402
 
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError, guard_process, safe_output_streams  # noqa: E402
-from . import bounds, bracket, certificates, constructions, experiments, kernels  # noqa: F401,E402 - each registers its commands
+from . import bounds, bracket, certificates, constructions, experiments, kernels, minrank  # noqa: F401,E402 - each registers its commands
 from .common import cli  # noqa: E402
 
 __all__ = ["cli", "main"]

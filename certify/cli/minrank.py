@@ -1,0 +1,72 @@
+"""``certify minrank``: both sides of r*(m, 3), the least rank solving every length-3 input (issue 31)."""
+from __future__ import annotations
+
+import click
+
+from ..check import EXIT_VERIFIED
+from .common import InputError, cli, strict_json
+
+
+@cli.command("minrank")
+@click.option("--m", "m", type=click.IntRange(1, 10), required=True, help="Token length m (1–10).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="First seed of the search.")
+@click.option("--restarts", type=click.IntRange(1, 100), default=4, show_default=True,
+              help="Seeded random starts per rank tried.")
+@click.option("--steps", type=click.IntRange(1, 10**6), default=4000, show_default=True,
+              help="Optimizer steps per start (the budget is counted in these, never in seconds).")
+@click.option("--max-rank", "max_rank", type=click.IntRange(1, 1024),
+              help="Highest rank the search tries (default m + 1); above it the upper side is the dense-softmax "
+                   "kernel of rank 2^m.")
+@click.option("--budget", type=click.IntRange(1, 10**6), default=2000, show_default=True,
+              help="Steps of the best-chain search whose certificate gives the tool's certified bound (m ≥ 4).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Write the verified table, the lower-side certificates, m<M>.minrank.json and, for m ≤ 4, the family "
+                   "of all length-3 inputs (for certify check-kernel) into this directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
+def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json) -> int:
+    """Both sides of r*(M, 3), each verified exactly: L ≤ r* ≤ U (docs/math.md §11).
+
+    r*(M, 3) is the least feature rank of one normalized nonnegative kernel-attention head
+    that solves Min-IP on every length-3 input over M-bit tokens (error < 1/2, one-hot values,
+    query-dependent readout). Lower side: order obstructions (r* ≥ 2 from M = 4, ≥ 3 from
+    M = 5), re-checked by python -m certify.minrank.obstruction, and the bound of a best-chain
+    search certificate, re-checked by certify/check.py. Upper side: a low-rank kernel found by
+    a seeded search, rounded to integer factors and kept only when A ≥ 0, every row condition,
+    its exact rank and (M ≤ 8) every length-3 input evaluated with an explicit readout all
+    pass; else the dense-softmax kernel of rank 2^M. Exit 0 (both sides verified), 2 bad input.
+    """
+    from ..check import Progress
+    from ..minrank.bracket import minrank, write
+
+    progress = Progress(f"certify minrank --m {m}")
+    try:
+        result = minrank(m, restarts, steps, max_rank if max_rank is not None else m + 1, seed, budget,
+                         say=lambda text: progress.update(None, text))
+    finally:
+        progress.close()
+    written = []
+    if out_dir:
+        try:
+            written = write(result, out_dir)
+        except OSError as exc:
+            raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    if as_json:
+        doc = result.to_json()
+        doc["written"] = written
+        click.echo(strict_json(doc))
+        return EXIT_VERIFIED
+    u = result.upper
+    click.echo(f"certify minrank --m {m}: {result.lower} ≤ r*({m}, 3) ≤ {u.rank}"
+               + ("  (closed)" if result.closed else f"  (open; 2^{m} = {1 << m})"))
+    click.echo(f"  lower        {result.lower}: {result.lower_how}" +
+               ("; re-checked by certify.minrank.obstruction" if result.obstruction else ""))
+    if result.certified is not None:
+        click.echo(f"               best-chain search certificate: r ≥ {result.certified} "
+                   "(certify search, re-checked by certify/check.py)")
+    checks = "A ≥ 0, every row condition, exact rank"
+    if u.inputs_checked:
+        checks += f", all {u.inputs_checked:,} length-3 inputs evaluated exactly"
+    click.echo(f"  upper        {u.rank}: {u.how}; verified: {checks}")
+    for path in written:
+        click.echo(f"  wrote        {path}")
+    return EXIT_VERIFIED

@@ -1,0 +1,76 @@
+"""The lower side of r*(m, 3) for small m: order obstructions, found here and checked by ``obstruction`` (docs/math.md §11).
+
+:func:`obstruction_certificate` writes the certificate of :mod:`certify.minrank.obstruction`
+for ``r*(m, 3) ≥ 2`` (``m ≥ 4``: one pair of keys) or ``≥ 3`` (``m ≥ 5``: a small set of
+pairs no order of the rows can satisfy). The core is found on ``m = 5`` — by a search over
+the orientations of every pair with both sides nonempty, then pruned pair by pair while the
+rest stays infeasible — and padded with zero coordinates for larger ``m``: keys and queries
+of the subcube keep their inner products, so its rows and pairs are rows and pairs of the
+larger problem. (The same restriction shows ``r*(m + 1, 3) ≥ r*(m, 3)``.)
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .obstruction import SCHEMA, check, orientation_cycle_free, sides
+
+__all__ = ["obstruction_certificate", "exact_lower_bound"]
+
+
+def exact_lower_bound(m: int) -> int:
+    """What the order obstructions prove: 1 for ``m ≤ 3``, 2 for ``m = 4``, 3 from ``m = 5`` on."""
+    return 1 if m <= 3 else 2 if m == 4 else 3
+
+
+def _bits(v: int, m: int) -> str:
+    return "".join("1" if v >> i & 1 else "0" for i in range(m))
+
+
+def _feasible(pairs: list) -> bool:
+    """Whether some orientation of ``pairs`` is cycle-free: a depth-first search with early cycle checks."""
+    def rec(k: int, orientation: int) -> bool:
+        if not orientation_cycle_free(pairs[:k], orientation):
+            return False
+        if k == len(pairs):
+            return True
+        return rec(k + 1, orientation) or (k > 0 and rec(k + 1, orientation | 1 << k))
+    return rec(0, 0)
+
+
+@lru_cache(maxsize=None)
+def _core5() -> tuple[tuple[int, int], ...]:
+    """A small set of key pairs at ``m = 5`` that no order of the rows satisfies (deterministic)."""
+    m = 5
+    seen: dict[tuple[frozenset, frozenset], tuple[int, int]] = {}
+    for y in range(1 << m):
+        for z in range(y + 1, 1 << m):
+            P, Q = sides(y, z, m)
+            if P and Q:
+                key = (P, Q) if min(P) < min(Q) else (Q, P)
+                seen.setdefault(key, (y, z))
+    order = sorted(seen, key=lambda pq: (-len(pq[0]) * len(pq[1]), sorted(pq[0]), sorted(pq[1])))
+    chosen = list(order)
+    if _feasible(chosen):
+        raise AssertionError("m = 5: the rows can be ordered; no rank-two obstruction")
+    for pq in list(chosen):  # prune while infeasible
+        rest = [c for c in chosen if c != pq]
+        if not _feasible(rest):
+            chosen = rest
+    return tuple(seen[pq] for pq in chosen)
+
+
+def obstruction_certificate(m: int) -> dict | None:
+    """The certificate of ``r*(m, 3) ≥ exact_lower_bound(m)`` (``None`` for ``m ≤ 3``: rank 1 is the bound)."""
+    bound = exact_lower_bound(m)
+    if bound == 1:
+        return None
+    if bound == 2:
+        y, z = 0b1100, 0b0011  # queries 0011… prefer the key 1100…, and the other way round
+        pairs = [(y, z)]
+    else:
+        pairs = list(_core5())
+    doc = {"schema": SCHEMA, "m": m, "rank_at_least": bound,
+           "pairs": [[_bits(y, m), _bits(z, m)] for y, z in pairs]}
+    if check(doc) != bound:
+        raise AssertionError(f"m = {m}: the obstruction certificate does not check")
+    return doc

@@ -1,0 +1,117 @@
+"""The upper side of r*(m, 3): a kernel of low rank, verified exactly before it is claimed (docs/math.md §11).
+
+:func:`upper_side` tries ranks from the proved lower bound upwards; at each rank
+:func:`certify.minrank.search.propose` gets ``restarts`` seeded starts of ``steps`` steps,
+and every proposal is rounded to integer factors (``round(2^k · U)``, ``k`` = 8, 12, 16, 20)
+and kept only when :func:`verified_table` passes: the kernel ``A = U Vᵀ`` is ``≥ 0``, every
+row passes the row condition in integers, its exact rank (python-flint) is the width, and —
+for ``m ≤`` :data:`certify.minrank.verify.MAX_BRUTE_FORCE_M` — every length-3 input is
+evaluated with the explicit readout in exact integers. If no rank up to ``max_rank``
+verifies, the upper side is the dense-softmax kernel ``6^{m − ⟨x, v⟩}`` of rank ``2^m``
+(A.1, docs/math.md §8), checked the same way. The table is an ordinary kernel table
+(docs/kernel-table-format.md): ``phi_q``, ``phi_k`` (or ``kernel``) in integers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .rows import matrix_failure
+from .search import geometry, propose
+from .verify import MAX_BRUTE_FORCE_M, brute_force
+
+__all__ = ["Upper", "verified_table", "upper_side", "softmax_table", "table_doc", "SCALES"]
+
+SCALES = (8, 12, 16, 20)
+
+
+@dataclass
+class Upper:
+    """A verified upper bound: the rank, how it was found, the table (JSON-ready) and the checks that passed."""
+
+    m: int
+    rank: int
+    how: str
+    table: dict[str, Any]
+    inputs_checked: int
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _bits(v: int, m: int) -> str:
+    return "".join("1" if v >> i & 1 else "0" for i in range(m))
+
+
+def _exact_rank(rows: list[list[int]]) -> int:
+    from flint import fmpz_mat
+
+    return fmpz_mat(rows).rank() if rows and rows[0] else 0
+
+
+def verified_table(m: int, Ui: list[list[int]], Vi: list[list[int]]) -> tuple[int, int] | None:
+    """``(exact rank, inputs evaluated)`` if the integer factors give a kernel that solves every length-3 input, else ``None``."""
+    n = 1 << m
+    A = [[sum(a * b for a, b in zip(Ui[x], Vi[v])) for v in range(n)] for x in range(n)]
+    if any(a < 0 for row in A for a in row) or matrix_failure(A, m) is not None:
+        return None
+    inputs = 0
+    if m <= MAX_BRUTE_FORCE_M:
+        result = brute_force(A, m)
+        if not result.ok:
+            raise AssertionError(f"m = {m}: the row condition holds but the input {result.failure} fails "
+                                 "(the sufficiency proof of docs/math.md §11 would be wrong)")
+        inputs = result.inputs
+    return _exact_rank(A), inputs
+
+
+def table_doc(m: int, Ui: list[list[int]] | None, Vi: list[list[int]] | None, note: str,
+              kernel: list[list[int]] | None = None) -> dict[str, Any]:
+    """The kernel table (docs/kernel-table-format.md): every token of ``{0,1}^m``, integer factors or a kernel."""
+    doc: dict[str, Any] = {"note": note, "tokens": [_bits(v, m) for v in range(1 << m)]}
+    if kernel is not None:
+        doc["kernel"] = kernel
+    else:
+        doc["phi_q"], doc["phi_k"] = Ui, Vi
+    return doc
+
+
+def softmax_table(m: int) -> tuple[dict[str, Any], int]:
+    """The dense-softmax kernel ``6^{m − ⟨x, v⟩}`` (rank ``2^m``), verified as any table is; ``(table, inputs)``."""
+    n = 1 << m
+    A = [[6 ** (m - (x & v).bit_count()) for v in range(n)] for x in range(n)]
+    if matrix_failure(A, m) is not None:
+        raise AssertionError("the dense-softmax kernel fails the row condition")
+    inputs = brute_force(A, m).inputs if m <= MAX_BRUTE_FORCE_M else 0
+    return table_doc(m, None, None, f"dense softmax 6^(m - <x,v>), rank 2^{m} (A.1)", kernel=A), inputs
+
+
+def upper_side(m: int, lower: int, max_rank: int, restarts: int, steps: int, seed: int = 0,
+               say: Callable[[str], None] | None = None) -> Upper:
+    """The least rank from ``lower`` to ``max_rank`` at which a proposal verifies (module docstring), else softmax."""
+    say = say or (lambda text: None)
+    geo = geometry(m)
+    attempts: list[dict[str, Any]] = []
+    for r in range(max(lower, 1), min(max_rank, 1 << m) + 1):
+        for k in range(restarts):
+            s = seed + 1000 * r + k
+            U, V, used = propose(m, r, s, steps, geo=geo)
+            attempts.append({"rank": r, "seed": s, "steps": used, "proposed": U is not None})
+            say(f"m = {m}, rank {r}, start {k + 1}/{restarts}: {'a proposal' if U is not None else 'none'} "
+                f"after {used:,} steps")
+            if U is None:
+                continue
+            for bits in SCALES:
+                Ui = np.rint(U * 2**bits).astype(np.int64).tolist()
+                Vi = np.rint(V * 2**bits).astype(np.int64).tolist()
+                got = verified_table(m, Ui, Vi)
+                if got is not None and got[0] <= r:
+                    rank, inputs = got
+                    attempts[-1]["verified_at_bits"] = bits
+                    note = (f"certify minrank --m {m}: rank {rank}, seed {s}, {used} steps, factors "
+                            f"round(2^{bits} x); verified: A >= 0, every row condition, exact rank"
+                            + (f", all {inputs:,} length-3 inputs" if inputs else ""))
+                    return Upper(m, rank, f"search (rank {r}, seed {s}, {used:,} steps, factors × 2^{bits})",
+                                 table_doc(m, Ui, Vi, note), inputs, attempts)
+    table, inputs = softmax_table(m)
+    return Upper(m, 1 << m, "dense softmax (A.1): no search proposal verified", table, inputs, attempts)
