@@ -208,3 +208,15 @@ def test_minrank_falls_back_to_dense_softmax_and_refuses_bad_m(tmp_path):
     assert proc.returncode == 0 and doc["upper"] == 16 and "dense softmax" in doc["upper_how"] and not doc["closed"]
     bad = run_cli("minrank", "--m", "11", cwd=tmp_path)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_minrank_plot_draws_the_brackets_written_so_far(tmp_path):
+    pytest.importorskip("matplotlib")
+    for m in (2, 3):
+        proc = run_cli("minrank", "--m", str(m), "--out", "out", "--plot", "p.png", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    from certify.minrank.plot import read_brackets
+
+    assert [d["m"] for d in read_brackets(str(tmp_path / "out"))] == [2, 3] and (tmp_path / "p.png").stat().st_size > 0
+    refused = run_cli("minrank", "--m", "2", "--plot", "p.png", cwd=tmp_path)
+    assert refused.returncode == 2 and "--plot needs --out" in refused.stderr

@@ -23,7 +23,10 @@ from .common import InputError, cli, strict_json
               help="Write the verified table, the lower-side certificates, m<M>.minrank.json and, for m ≤ 4, the family "
                    "of all length-3 inputs (for certify check-kernel) into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
-def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json) -> int:
+@click.option("--plot", "plot", type=click.Path(dir_okay=False),
+              help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
+                   "and the paper's Theorem 1, into this PNG (needs certify[plot]).")
+def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, plot) -> int:
     """Both sides of r*(M, 3), each verified exactly: L ≤ r* ≤ U (docs/math.md §11).
 
     r*(M, 3) is the least feature rank of one normalized nonnegative kernel-attention head
@@ -38,6 +41,15 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json) ->
     from ..check import Progress
     from ..minrank.bracket import minrank, write
 
+    if plot:  # refused before the search, not after
+        from ..bounds.plot import PlotUnavailable, check_plot_path
+
+        if not out_dir:
+            raise InputError("--plot needs --out DIR (it draws the brackets written there)")
+        try:
+            check_plot_path(plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
     progress = Progress(f"certify minrank --m {m}")
     try:
         result = minrank(m, restarts, steps, max_rank if max_rank is not None else m + 1, seed, budget,
@@ -50,6 +62,17 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json) ->
             written = write(result, out_dir)
         except OSError as exc:
             raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    if plot:
+        from ..bounds.plot import PlotUnavailable
+        from ..minrank.plot import plot_brackets, read_brackets
+
+        try:
+            plot_brackets(read_brackets(out_dir), plot)
+        except PlotUnavailable as exc:
+            raise InputError(str(exc)) from None
+        except OSError as exc:
+            raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None
+        written.append(plot)
     if as_json:
         doc = result.to_json()
         doc["written"] = written
