@@ -120,6 +120,8 @@ def test_a_false_obstruction_is_rejected_and_a_malformed_one_refused():
     assert O.check({**five, "m": 4, "pairs": [[p[:4], q[:4]] for p, q in five["pairs"]]}) == 0  # m = 4 can be ordered
     assert O.check(dict(five, pairs=five["pairs"][:-1])) == 0  # drop a pair: an order exists
     assert O.check(dict(four, pairs=[["0000", "1111"]])) == 0  # no query prefers 0000 to 1111 by 2 … and back
+    with pytest.raises(O.ObstructionError, match="rank_at_least"):
+        O.check(dict(five, rank_at_least=3.0))
     for bad, match in ((dict(four, schema="x"), "schema"), (dict(four, m=13), "m"), (dict(four, rank_at_least=4), "2 or 3"),
                        (dict(four, pairs=[]), "pairs"), (dict(four, pairs=[["001", "1100"]]), r"pairs\[0\]\[0\]"),
                        (dict(four, pairs=[["0011"]]), r"pairs\[0\]"), (dict(four, pairs=[["00a1", "1100"]] ), "0/1")):
@@ -148,6 +150,16 @@ def test_the_obstruction_checker_uses_only_the_standard_library_and_its_exit_cod
 
     assert run(good).returncode == 0 and "VERIFIED: r*(5, 3) ≥ 3" in run(good).stdout
     assert run(bad).returncode == 1
+    (tmp_path / "deep.json").write_text("[" * 200_000)  # was a RecursionError traceback and exit 1
+    deep = run(tmp_path / "deep.json")
+    assert deep.returncode == 2 and len(deep.stderr.strip().splitlines()) == 1
+    # a true but costly certificate (16 large pairs at m = 12: hours of orientations) is refused from its counts
+    core = obstruction_certificate(12)["pairs"]
+    extra = [[_bits((1 << k) - 1, 12), _bits(((1 << k) - 1) << (12 - k), 12)] for k in range(2, 13)]
+    slow = tmp_path / "slow.json"
+    slow.write_text(json.dumps({"schema": O.SCHEMA, "m": 12, "rank_at_least": 3, "pairs": core + extra}))
+    refused = run(slow)
+    assert refused.returncode == 2 and "edge steps" in refused.stderr
     junk = run(tmp_path / "junk.json")
     assert junk.returncode == 2 and len(junk.stderr.strip().splitlines()) == 1
 
@@ -206,6 +218,7 @@ def test_minrank_falls_back_to_dense_softmax_and_refuses_bad_m(tmp_path):
     proc = run_cli("minrank", "--m", "4", "--max-rank", "1", "--json", cwd=tmp_path)
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0 and doc["upper"] == 16 and "dense softmax" in doc["upper_how"] and not doc["closed"]
+    assert "nothing searched (--max-rank 1 < 2)" in doc["upper_how"]
     bad = run_cli("minrank", "--m", "11", cwd=tmp_path)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
@@ -220,3 +233,6 @@ def test_minrank_plot_draws_the_brackets_written_so_far(tmp_path):
     assert [d["m"] for d in read_brackets(str(tmp_path / "out"))] == [2, 3] and (tmp_path / "p.png").stat().st_size > 0
     refused = run_cli("minrank", "--m", "2", "--plot", "p.png", cwd=tmp_path)
     assert refused.returncode == 2 and "--plot needs --out" in refused.stderr
+    (tmp_path / "out" / "m9.minrank.json").write_text('{"schema": "certify.minrank/1", "m": 9, "lower": 0}')
+    broken = run_cli("minrank", "--m", "2", "--out", "out", "--plot", "p.png", cwd=tmp_path)  # was exit 3
+    assert broken.returncode == 2 and "m9.minrank.json" in broken.stderr

@@ -68,7 +68,7 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
 
         try:
             plot_brackets(read_brackets(out_dir), plot)
-        except PlotUnavailable as exc:
+        except (PlotUnavailable, ValueError) as exc:
             raise InputError(str(exc)) from None
         except OSError as exc:
             raise InputError(f"cannot write {plot}: {exc.strerror or exc}") from None

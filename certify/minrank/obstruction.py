@@ -18,7 +18,8 @@ and ``A[x, z] > A[x, y]`` on ``Q`` (the row condition with ``d ≥ 2``).
 
 The checker recomputes ``P`` and ``Q`` from the tokens and trusts nothing else in the
 file. Work: ``2^{k−1}`` orientations of ``k`` pairs, each a cycle search on the rows
-involved; ``k ≤ 16`` and ``M ≤ 12`` are enforced before any work.
+involved; ``k ≤ 16``, ``M ≤ 12`` and ``2^{k−1} · Σ |P|·|Q| ≤`` :data:`MAX_WORK` are enforced
+before any orientation is tried (the sets themselves cost ``k · 2^M``).
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from typing import Any
 SCHEMA = "certify.minrank-lower/1"
 MAX_M = 12
 MAX_PAIRS = 16
+#: Orientations × precedence edges the rank-3 check may build (the edges dominate): about 10 s of CPU here.
+MAX_WORK = 5 * 10**7
 
 
 class ObstructionError(ValueError):
@@ -97,7 +100,7 @@ def check(doc: Any) -> int:
     m, claim, raw = doc.get("m"), doc.get("rank_at_least"), doc.get("pairs")
     if type(m) is not int or not 2 <= m <= MAX_M:
         raise ObstructionError(f"m: an integer from 2 to {MAX_M}")
-    if claim not in (2, 3):
+    if type(claim) is not int or claim not in (2, 3):
         raise ObstructionError("rank_at_least: 2 or 3 (order obstructions prove no more)")
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_PAIRS:
         raise ObstructionError(f"pairs: a list of 1 to {MAX_PAIRS} pairs")
@@ -106,6 +109,11 @@ def check(doc: Any) -> int:
         if not isinstance(p, list) or len(p) != 2:
             raise ObstructionError(f"pairs[{i}]: expected [y, z]")
         pairs.append(sides(_token(p[0], m, f"pairs[{i}][0]"), _token(p[1], m, f"pairs[{i}][1]"), m))
+    work = (1 << (len(pairs) - 1)) * sum(len(P) * len(Q) for P, Q in pairs)
+    if claim == 3 and work > MAX_WORK:
+        raise ObstructionError(f"pairs: {len(pairs)} pairs with {sum(len(P) * len(Q) for P, Q in pairs):,} "
+                               f"precedence edges, tried in 2^{len(pairs) - 1} orientations, is {work:,} edge steps; "
+                               f"at most {MAX_WORK:,} (a certificate needs only a few pairs)")
     if claim == 2:
         return 2 if any(P and Q for P, Q in pairs) else 0
     if not all(P and Q for P, Q in pairs):
@@ -129,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(data) > 1 << 20:
             raise ObstructionError("the file is over 1 MiB")
         proved = check(json.loads(data))
-    except (OSError, ValueError) as exc:  # ObstructionError and JSON errors are ValueErrors
+    except (OSError, ValueError, RecursionError) as exc:  # ObstructionError and JSON errors are ValueErrors
         print(f"MALFORMED: {args[0]}: {exc}", file=sys.stderr)
         return 2
     if proved:

@@ -22,10 +22,18 @@ def read_brackets(directory: str) -> list[dict]:
     """The ``certify.minrank/1`` documents of ``directory``, by m (a file of another schema is skipped)."""
     out = {}
     for path in glob.glob(os.path.join(directory, "m*.minrank.json")):
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-        if isinstance(doc, dict) and doc.get("schema") == "certify.minrank/1" and isinstance(doc.get("m"), int):
-            out[doc["m"]] = doc
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}: not a certify.minrank/1 file ({exc})") from None
+        if not isinstance(doc, dict) or doc.get("schema") != "certify.minrank/1":
+            continue
+        ok = (type(doc.get("m")) is int and all(type(doc.get(k)) is int and doc[k] >= 1 for k in ("lower", "upper"))
+              and isinstance(doc.get("closed"), bool))
+        if not ok:
+            raise ValueError(f"{path}: m, lower, upper (integers ≥ 1) and closed are needed to draw it")
+        out[doc["m"]] = doc
     return [out[m] for m in sorted(out)]
 
 

@@ -40,7 +40,7 @@ class RowFailure:
         bits = lambda v: format(v, f"0{m}b")[::-1]  # noqa: E731 - character i is coordinate i
         x = bits(self.x)
         if self.kind == "self":
-            return f"row {x}: A[x, x] = 0 (the denominator of the input (x, x, x) would be 0)"
+            return f"row {x}: A[x, x] ≤ 0 (the input (x, x, x) needs a positive denominator 3·A[x, x])"
         if self.kind == "negative":
             return f"row {x}: A[x, {bits(self.key)}] < 0 (the kernel must be nonnegative)"
         if self.kind == "zero":

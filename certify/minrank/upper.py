@@ -114,4 +114,6 @@ def upper_side(m: int, lower: int, max_rank: int, restarts: int, steps: int, see
                     return Upper(m, rank, f"search (rank {r}, seed {s}, {used:,} steps, factors × 2^{bits})",
                                  table_doc(m, Ui, Vi, note), inputs, attempts)
     table, inputs = softmax_table(m)
-    return Upper(m, 1 << m, "dense softmax (A.1): no search proposal verified", table, inputs, attempts)
+    searched = (f"no search proposal at ranks {max(lower, 1)}–{min(max_rank, 1 << m)} verified"
+                if max(lower, 1) <= min(max_rank, 1 << m) else f"nothing searched (--max-rank {max_rank} < {lower})")
+    return Upper(m, 1 << m, f"dense softmax (A.1): {searched}", table, inputs, attempts)
