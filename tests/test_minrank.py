@@ -186,6 +186,9 @@ def test_the_committed_tables_are_verified_again(m):
         assert brute_force(A, m).inputs == input_count(m)
     if m >= 4:
         assert O.check(json.loads((RESULTS / f"m{m}.lower.obstruction.json").read_text())) == exact_lower_bound(m)
+        from certify.check import check
+
+        assert check(json.loads((RESULTS / f"m{m}.lower.cert.json").read_text())).proved == doc["certified_search_bound"]
 
 
 @pytest.mark.parametrize("m", [3, 4])
