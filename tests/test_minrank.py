@@ -20,7 +20,7 @@ from conftest import ROOT, run_cli
 
 RESULTS = ROOT / "docs" / "results" / "minrank"
 #: what the committed tables show (docs/results.md, "r*(m, 3) for small m"): m → (lower, upper)
-BRACKETS = {1: (1, 1), 2: (1, 1), 3: (1, 1), 4: (2, 2), 5: (3, 3), 6: (3, 4), 7: (3, 5)}
+BRACKETS = {1: (1, 1), 2: (1, 1), 3: (1, 1), 4: (2, 2), 5: (3, 3), 6: (3, 4), 7: (3, 5), 8: (3, 8)}
 
 
 def _bits(v, m):
@@ -182,7 +182,7 @@ def test_the_committed_tables_are_verified_again(m):
     from flint import fmpz_mat
 
     assert fmpz_mat(A).rank() == upper
-    if m <= 6:  # m = 7 (1,056,768 inputs) is re-evaluated by `certify minrank --m 7` (docs/results.md)
+    if m <= 6:  # m = 7, 8 (1,056,768 and 8,421,376 inputs) are evaluated by `certify minrank --m 7`, `--m 8`
         assert brute_force(A, m).inputs == input_count(m)
     if m >= 4:
         assert O.check(json.loads((RESULTS / f"m{m}.lower.obstruction.json").read_text())) == exact_lower_bound(m)
@@ -239,3 +239,24 @@ def test_minrank_plot_draws_the_brackets_written_so_far(tmp_path):
     (tmp_path / "out" / "m9.minrank.json").write_text('{"schema": "certify.minrank/1", "m": 9, "lower": 0}')
     broken = run_cli("minrank", "--m", "2", "--out", "out", "--plot", "p.png", cwd=tmp_path)  # was exit 3
     assert broken.returncode == 2 and "m9.minrank.json" in broken.stderr
+
+
+@pytest.mark.parametrize("m", range(1, 7))
+def test_the_symmetric_start_is_a_solution_at_full_rank(m):
+    """1.5^{|x| − ⟨x,v⟩} (here times 2^m, in integers) passes the row condition: the search starts from its SVD."""
+    n = 1 << m
+    A = [[3 ** (x.bit_count() - (x & v).bit_count()) * 2 ** (m - x.bit_count() + (x & v).bit_count())
+          for v in range(n)] for x in range(n)]
+    assert matrix_failure(A, m) is None
+
+
+def test_the_symmetric_start_is_seeded_and_sign_fixed():
+    import numpy as np
+
+    from certify.minrank.search import ansatz_start, geometry
+
+    g = geometry(5)
+    a, b = ansatz_start(4, 7, g), ansatz_start(4, 7, g)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], ansatz_start(4, 8, g)[0])
+    U, _ = ansatz_start(4, 7, g, noise=0.0)  # the SVD's sign convention fixed: each left vector's largest entry > 0
+    assert (U[np.abs(U).argmax(0), np.arange(4)] > 0).all()

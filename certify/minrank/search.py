@@ -3,7 +3,8 @@
 :func:`propose` looks for float factors ``U, V`` (``2^m × r``) with ``A = U Vᵀ`` passing the
 row condition of :mod:`certify.minrank.rows` with a margin: Adam on a hinge loss over the
 row-normalized kernel ``Â = A / diag(A)`` (each row's condition is invariant under a
-positive factor), from seeded random starts. The loss, for each query ``x`` of weight ``w``:
+positive factor), from seeded starts — the truncated SVD of a symmetric solution
+(:func:`ansatz_start`) and random ones. The loss, for each query ``x`` of weight ``w``:
 
 * ``Σ relu(μ − Â[x, v])`` over the keys of level ``< w`` (they must be positive),
   ``Σ relu(−Â[x, v])`` over those of level ``w``;
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Geometry", "geometry", "propose", "MARGIN"]
+__all__ = ["Geometry", "geometry", "propose", "ansatz_start", "MARGIN", "ANSATZ_BASE"]
 
 #: The loss's margin ``μ`` (relative to ``A[x, x]``): large enough to survive rounding the factors.
 MARGIN = 0.05
@@ -101,18 +102,45 @@ def _loss_grad(A: np.ndarray, g: Geometry, mu: float) -> tuple[float, np.ndarray
     return loss, GA
 
 
+#: The symmetric start: ``c^{|x| − ⟨x, v⟩}`` passes the row condition for this ``c`` (``c^d > (d − 2)/2 + d − 1``
+#: for every ``d ≥ 2``) and is a function of ``(⟨x, v⟩, |x|)`` alone; its truncated SVD starts the search.
+ANSATZ_BASE = 1.5
+
+
+def ansatz_start(r: int, seed: int, geo: Geometry, noise: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+    """Factors of width ``r``: the truncated SVD of the symmetric kernel ``1.5^{|x| − ⟨x, v⟩}`` plus seeded noise.
+
+    The singular vectors' signs are fixed (the largest entry of each left vector positive),
+    so the start does not depend on the LAPACK build's sign convention.
+    """
+    B = ANSATZ_BASE ** (geo.weight[:, None] - geo.level).astype(np.float64)
+    P, S, Qt = np.linalg.svd(B)
+    P, Qt = P[:, :r], Qt[:r]
+    flip = np.sign(P[np.abs(P).argmax(0), np.arange(r)])
+    P, Qt = P * flip, Qt * flip[:, None]
+    rng = np.random.default_rng(seed)
+    n = B.shape[0]
+    return (P * np.sqrt(S[:r]) + noise * rng.standard_normal((n, r)),
+            Qt.T * np.sqrt(S[:r]) + noise * rng.standard_normal((n, r)))
+
+
 def propose(m: int, r: int, seed: int, steps: int, mu: float = MARGIN, lr: float = 0.003,
-            start: tuple[np.ndarray, np.ndarray] | None = None, geo: Geometry | None = None):
+            start: tuple[np.ndarray, np.ndarray] | str | None = None, geo: Geometry | None = None):
     """Float factors ``(U, V)`` of width ``r`` whose kernel passed the loss with margin ``mu``, or ``None`` after ``steps``.
 
-    Seeded (``numpy.random.default_rng(seed)``): a random start in ``[0, 1)``, or ``start``.
-    Adam with a cosine-decayed step. Returns ``(U, V, steps_used)`` or ``(None, None, steps)``.
+    Seeded (``numpy.random.default_rng(seed)``): a random start in ``[0, 1)``, ``start="ansatz"``
+    (:func:`ansatz_start`), or given factors. Adam with a cosine-decayed step. Returns
+    ``(U, V, steps_used)`` or ``(None, None, steps)``.
     """
     g = geo if geo is not None else geometry(m)
     n = 1 << m
     rng = np.random.default_rng(seed)
     if start is None:
         U, V = rng.random((n, r)), rng.random((n, r))
+    elif isinstance(start, str):
+        if start != "ansatz":
+            raise ValueError(f"start {start!r}: 'ansatz', None (random) or factors")
+        U, V = ansatz_start(r, seed, g)
     else:
         U, V = start[0].copy(), start[1].copy()
     mU, vU, mV, vV = (np.zeros_like(U), np.zeros_like(U), np.zeros_like(V), np.zeros_like(V))

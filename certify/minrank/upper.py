@@ -1,7 +1,8 @@
 """The upper side of r*(m, 3): a kernel of low rank, verified exactly before it is claimed (docs/math.md §11).
 
 :func:`upper_side` tries ranks from the proved lower bound upwards; at each rank
-:func:`certify.minrank.search.propose` gets ``restarts`` seeded starts of ``steps`` steps,
+:func:`certify.minrank.search.propose` gets ``restarts`` seeded starts of ``steps`` steps
+(alternately the symmetric kernel's truncated SVD and a random start),
 and every proposal is rounded to integer factors (``round(2^k · U)``, ``k`` = 8, 12, 16, 20)
 and kept only when :func:`verified_table` passes: the kernel ``A = U Vᵀ`` is ``≥ 0``, every
 row passes the row condition in integers, its exact rank (python-flint) is the width, and —
@@ -95,10 +96,11 @@ def upper_side(m: int, lower: int, max_rank: int, restarts: int, steps: int, see
     for r in range(max(lower, 1), min(max_rank, 1 << m) + 1):
         for k in range(restarts):
             s = seed + 1000 * r + k
-            U, V, used = propose(m, r, s, steps, geo=geo)
-            attempts.append({"rank": r, "seed": s, "steps": used, "proposed": U is not None})
-            say(f"m = {m}, rank {r}, start {k + 1}/{restarts}: {'a proposal' if U is not None else 'none'} "
-                f"after {used:,} steps")
+            kind = "ansatz" if k % 2 == 0 else "random"  # the symmetric kernel's truncated SVD, then a random start
+            U, V, used = propose(m, r, s, steps, start="ansatz" if kind == "ansatz" else None, geo=geo)
+            attempts.append({"rank": r, "seed": s, "start": kind, "steps": used, "proposed": U is not None})
+            say(f"m = {m}, rank {r}, start {k + 1}/{restarts} ({kind}): "
+                f"{'a proposal' if U is not None else 'none'} after {used:,} steps")
             if U is None:
                 continue
             for bits in SCALES:
@@ -108,10 +110,10 @@ def upper_side(m: int, lower: int, max_rank: int, restarts: int, steps: int, see
                 if got is not None and got[0] <= r:
                     rank, inputs = got
                     attempts[-1]["verified_at_bits"] = bits
-                    note = (f"certify minrank --m {m}: rank {rank}, seed {s}, {used} steps, factors "
+                    note = (f"certify minrank --m {m}: rank {rank}, seed {s} ({kind} start), {used} steps, factors "
                             f"round(2^{bits} x); verified: A >= 0, every row condition, exact rank"
                             + (f", all {inputs:,} length-3 inputs" if inputs else ""))
-                    return Upper(m, rank, f"search (rank {r}, seed {s}, {used:,} steps, factors × 2^{bits})",
+                    return Upper(m, rank, f"search (rank {r}, seed {s}, {kind} start, {used:,} steps, factors × 2^{bits})",
                                  table_doc(m, Ui, Vi, note), inputs, attempts)
     table, inputs = softmax_table(m)
     searched = (f"no search proposal at ranks {max(lower, 1)}–{min(max_rank, 1 << m)} verified"
