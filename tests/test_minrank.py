@@ -135,7 +135,7 @@ def test_the_obstruction_checker_uses_only_the_standard_library_and_its_exit_cod
     tree = ast.parse((ROOT / "certify" / "minrank" / "obstruction.py").read_text())
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
-    assert imported <= {"__future__", "json", "sys", "typing"}
+    assert imported <= {"__future__", "json", "math", "sys", "typing"}
     good = tmp_path / "good.json"
     good.write_text(json.dumps(obstruction_certificate(5)))
     bad = tmp_path / "bad.json"
@@ -189,6 +189,10 @@ def test_the_committed_tables_are_verified_again(m):
         from certify.check import check
 
         assert check(json.loads((RESULTS / f"m{m}.lower.cert.json").read_text())).proved == doc["certified_search_bound"]
+    regions = RESULTS / f"m{m}.lower.regions.json"
+    assert regions.exists() == (doc["region_bound"] is not None)
+    if regions.exists():
+        assert O.check(json.loads(regions.read_text())) == doc["region_bound"] <= lower
 
 
 @pytest.mark.parametrize("m", [3, 4])
@@ -260,3 +264,19 @@ def test_the_symmetric_start_is_seeded_and_sign_fixed():
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], ansatz_start(4, 8, g)[0])
     U, _ = ansatz_start(4, 7, g, noise=0.0)  # the SVD's sign convention fixed: each left vector's largest entry > 0
     assert (U[np.abs(U).argmax(0), np.arange(4)] > 0).all()
+
+
+def test_region_counting_certificates_check_and_false_ones_are_rejected():
+    from certify.minrank.lower import region_certificate
+    from certify.minrank.obstruction import cells, patterns, sides
+
+    assert [cells(k, 2) for k in range(1, 6)] == [2, 4, 6, 8, 10] and cells(3, 3) == 8
+    doc = region_certificate(8)
+    assert doc is not None and doc["argument"] == "regions" and O.check(json.loads(json.dumps(doc))) == 2
+    assert O.check(dict(doc, rank_at_least=3)) == 0  # the same patterns do not exceed the cells of rank 2
+    pairs = [sides(int(y[::-1], 2), int(z[::-1], 2), 8) for y, z in doc["pairs"]]
+    assert len(patterns(pairs, 8)) > cells(len(pairs), 1)
+    assert O.check(dict(doc, pairs=doc["pairs"][:1])) == 0  # one pair: two patterns, two cells
+    with pytest.raises(O.ObstructionError, match="argument"):
+        O.check(dict(doc, argument="votes"))
+    assert region_certificate(5) is None

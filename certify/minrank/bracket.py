@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .lower import exact_lower_bound, obstruction_certificate
+from .lower import exact_lower_bound, obstruction_certificate, region_certificate
 from .obstruction import check as check_obstruction
 from .upper import Upper, upper_side
 
@@ -34,6 +34,7 @@ class Bracket:
     certified: int | None  # the search certificate's proved bound (m ≥ 4)
     certificate: dict[str, Any] | None
     upper: Upper
+    regions: dict[str, Any] | None = None  # the region-counting certificate found (Lemma 11.5), if any
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -43,7 +44,9 @@ class Bracket:
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "m": self.m, "lower": self.lower, "lower_how": self.lower_how,
                 "upper": self.upper.rank, "upper_how": self.upper.how, "closed": self.closed, "two_to_m": 1 << self.m,
-                "certified_search_bound": self.certified, "inputs_evaluated": self.upper.inputs_checked,
+                "certified_search_bound": self.certified,
+                "region_bound": None if self.regions is None else self.regions["rank_at_least"],
+                "inputs_evaluated": self.upper.inputs_checked,
                 "attempts": self.upper.attempts}
 
 
@@ -68,14 +71,20 @@ def minrank(m: int, restarts: int, steps: int, max_rank: int, seed: int = 0, bud
     if doc is not None and check_obstruction(json.loads(json.dumps(doc))) != exact:
         raise AssertionError("the obstruction certificate does not re-check")
     certified, cert = _certified(m, budget)
-    lower = max(exact, certified or 0)
+    regions = region_certificate(m, seed) if m <= 10 else None
+    if regions is not None and check_obstruction(json.loads(json.dumps(regions))) != regions["rank_at_least"]:
+        raise AssertionError("the region certificate does not re-check")
+    region_bound = regions["rank_at_least"] if regions else 0
+    lower = max(exact, certified or 0, region_bound)
     how = ("A[x, x] > 0: every kernel has rank ≥ 1" if exact == 1 else
            "order obstruction, one pair of keys (rank 1 impossible)" if exact == 2 else
            f"order obstruction, {len(doc['pairs'])} pairs of keys (rank 2 impossible)")
     if certified is not None and certified > exact:
         how = "best-chain search certificate (certify search)"
+    if region_bound > max(exact, certified or 0):
+        how = f"region counting, {len(regions['pairs'])} pairs of keys"
     upper = upper_side(m, lower, max_rank, restarts, steps, seed, say)
-    return Bracket(m, lower, how, doc, certified, cert, upper)
+    return Bracket(m, lower, how, doc, certified, cert, upper, regions)
 
 
 def all_inputs_family(m: int) -> dict[str, Any]:
@@ -98,6 +107,8 @@ def write(result: Bracket, out_dir: str) -> list[str]:
         files[f"m{result.m}.lower.obstruction.json"] = result.obstruction
     if result.certificate is not None:
         files[f"m{result.m}.lower.cert.json"] = result.certificate
+    if result.regions is not None:
+        files[f"m{result.m}.lower.regions.json"] = result.regions
     if result.m <= FAMILY_MAX_M:
         files[f"m{result.m}.all-inputs.family.json"] = all_inputs_family(result.m)
     written = []

@@ -1,5 +1,7 @@
 """The lower side of r*(m, 3) for small m: order obstructions, found here and checked by ``obstruction`` (docs/math.md §11).
 
+:func:`region_certificate` searches for a region-counting certificate (Lemma 11.5), which
+proves less than the orders at every ``m ≤ 10`` tried (``r ≥ 2`` from ``m = 8``).
 :func:`obstruction_certificate` writes the certificate of :mod:`certify.minrank.obstruction`
 for ``r*(m, 3) ≥ 2`` (``m ≥ 4``: one pair of keys) or ``≥ 3`` (``m ≥ 5``: a small set of
 pairs no order of the rows can satisfy). The core is found on ``m = 5`` — by a search over
@@ -14,7 +16,7 @@ from functools import lru_cache
 
 from .obstruction import SCHEMA, check, orientation_cycle_free, sides
 
-__all__ = ["obstruction_certificate", "exact_lower_bound"]
+__all__ = ["obstruction_certificate", "exact_lower_bound", "region_certificate"]
 
 
 def exact_lower_bound(m: int) -> int:
@@ -73,4 +75,59 @@ def obstruction_certificate(m: int) -> dict | None:
            "pairs": [[_bits(y, m), _bits(z, m)] for y, z in pairs]}
     if check(doc) != bound:
         raise AssertionError(f"m = {m}: the obstruction certificate does not check")
+    return doc
+
+
+def region_certificate(m: int, seed: int = 0, rounds: int = 12, sample: int = 200) -> dict | None:
+    """A region-counting certificate (``"argument": "regions"``), the best a seeded greedy search finds, or ``None``.
+
+    Pairs ``(y, z)`` of disjoint random key sets (2 or 3 coordinates each) are added one at a
+    time, each the best of ``sample`` candidates by the bound it proves (then by how many
+    distinct full patterns it leaves), for ``rounds`` rounds; the certificate of the best set
+    seen is returned, checked by :func:`certify.minrank.obstruction.check`.
+    """
+    import random
+
+    from .obstruction import cells, patterns
+
+    if m < 4:
+        return None
+    rng = random.Random(seed)
+
+    def bound(pairs: list) -> tuple[int, int]:
+        n = len(patterns(pairs, m))
+        k = len(pairs)
+        r = 1
+        while cells(k, r) < n:
+            r += 1
+        return r, n  # proves rank ≥ r (patterns exceed the cells of rank r − 1)
+
+    chosen: list = []
+    keys: list = []
+    best = (1, 0, [])
+    for _ in range(rounds):
+        top = None
+        for _ in range(sample):
+            coords = rng.sample(range(m), min(m, rng.choice([4, 5, 6])))
+            half = rng.choice([2, 3]) if len(coords) >= 6 else 2
+            y = sum(1 << c for c in coords[:half])
+            z = sum(1 << c for c in coords[half:2 * half])
+            P, Q = sides(y, z, m)
+            if not P or not Q or (y, z) in keys:
+                continue
+            score = bound(chosen + [(P, Q)])
+            if top is None or score > top[0]:
+                top = (score, (P, Q), (y, z))
+        if top is None:
+            break
+        chosen.append(top[1])
+        keys.append(top[2])
+        if top[0][0] > best[0]:
+            best = (top[0][0], top[0][1], list(keys))
+    if best[0] < 2:
+        return None
+    doc = {"schema": SCHEMA, "m": m, "rank_at_least": best[0], "argument": "regions",
+           "pairs": [[_bits(y, m), _bits(z, m)] for y, z in best[2]]}
+    if check(doc) != best[0]:
+        raise AssertionError(f"m = {m}: the region certificate does not check")
     return doc

@@ -1,7 +1,7 @@
 """Checker of the lower side of r*(m, 3) for small ranks: order obstructions (docs/math.md §11). Standard library only.
 
 A certificate ``{"schema": "certify.minrank-lower/1", "m": M, "rank_at_least": R,
-"pairs": [[y, z], …]}`` (``y``, ``z`` key tokens as 0/1 strings of length ``M``, character
+"argument": "orders" | "regions", "pairs": [[y, z], …]}`` (``y``, ``z`` key tokens as 0/1 strings of length ``M``, character
 ``i`` is coordinate ``i``) claims ``r*(M, 3) ≥ R`` for ``R ∈ {2, 3}``. For a pair of keys
 ``(y, z)`` let ``P`` be the queries ``x`` (weight ≥ 2) with ``⟨x, z⟩ − ⟨x, y⟩ ≥ 2`` and ``Q``
 those with ``⟨x, y⟩ − ⟨x, z⟩ ≥ 2``: every solving kernel has ``A[x, y] > A[x, z]`` on ``P``
@@ -15,6 +15,12 @@ and ``A[x, z] > A[x, y]`` on ``Q`` (the row condition with ``d ≥ 2``).
   rows are directions ``θ_x ∈ [0, π/2]``, and for each pair the rows preferring ``y`` and
   those preferring ``z`` lie on two disjoint arcs: sorting the rows by ``θ`` would orient
   every pair without a cycle.
+
+* ``"argument": "regions"`` (any ``R ≥ 2``): the queries in ``P`` or ``Q`` of every listed
+  pair have more distinct sign patterns than ``k`` hyperplanes through the origin of
+  ``ℝ^{R−1}`` have open cells, ``2·Σ_{i<R−1} C(k − 1, i)``. In a kernel of rank ``R − 1``
+  the rows are points ``u_x`` and pair ``i`` a hyperplane ``⟨u, c_y − c_z⟩ = 0``; a query's
+  strict signs put it in one cell, distinct patterns in distinct cells.
 
 The checker recomputes ``P`` and ``Q`` from the tokens and trusts nothing else in the
 file. Work: ``2^{k−1}`` orientations of ``k`` pairs, each a cycle search on the rows
@@ -90,17 +96,51 @@ def orientation_cycle_free(pairs: list[tuple[frozenset, frozenset]], orientation
     return not _has_cycle(edges)
 
 
-def check(doc: Any) -> int:
-    """The bound the certificate proves (2 or 3); :class:`ObstructionError` if malformed, ``ValueError``-free otherwise.
+def cells(k: int, r: int) -> int:
+    """The most open cells ``k`` hyperplanes through the origin of ``ℝ^r`` make: ``2·Σ_{i<r} C(k − 1, i)`` (Cover)."""
+    from math import comb
 
-    Returns 0 when the certificate is well formed but its claim does not follow (rejected).
+    return 2 * sum(comb(k - 1, i) for i in range(r)) if k else 1
+
+
+def patterns(pairs: list[tuple[frozenset, frozenset]], m: int) -> set[tuple[bool, ...]]:
+    """The distinct sign patterns of the queries that lie in ``P`` or ``Q`` of **every** pair (``True``: in ``P``)."""
+    out = set()
+    for x in range(1 << m):
+        row = []
+        for P, Q in pairs:
+            if x in P:
+                row.append(True)
+            elif x in Q:
+                row.append(False)
+            else:
+                break
+        else:
+            out.add(tuple(row))
+    return out
+
+
+def check(doc: Any) -> int:
+    """The bound the certificate proves; :class:`ObstructionError` if malformed.
+
+    ``argument`` ``"orders"`` (the default; ``rank_at_least`` 2 or 3) or ``"regions"``
+    (any ``rank_at_least`` ``R ≥ 2``: the queries with a full pattern have more distinct
+    patterns than ``cells(k, R − 1)``, so a kernel of rank ``R − 1`` cannot give each its
+    signs; docs/math.md §11, Lemma 11.5). Returns 0 when the certificate is well formed but
+    its claim does not follow (rejected).
     """
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ObstructionError(f"schema: expected {SCHEMA!r}")
     m, claim, raw = doc.get("m"), doc.get("rank_at_least"), doc.get("pairs")
+    argument = doc.get("argument", "orders")
+    if argument not in ("orders", "regions"):
+        raise ObstructionError("argument: 'orders' or 'regions'")
     if type(m) is not int or not 2 <= m <= MAX_M:
         raise ObstructionError(f"m: an integer from 2 to {MAX_M}")
-    if type(claim) is not int or claim not in (2, 3):
+    if argument == "regions":
+        if type(claim) is not int or not 2 <= claim <= MAX_PAIRS + 1:
+            raise ObstructionError(f"rank_at_least: an integer from 2 to {MAX_PAIRS + 1}")
+    elif type(claim) is not int or claim not in (2, 3):
         raise ObstructionError("rank_at_least: 2 or 3 (order obstructions prove no more)")
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_PAIRS:
         raise ObstructionError(f"pairs: a list of 1 to {MAX_PAIRS} pairs")
@@ -109,6 +149,8 @@ def check(doc: Any) -> int:
         if not isinstance(p, list) or len(p) != 2:
             raise ObstructionError(f"pairs[{i}]: expected [y, z]")
         pairs.append(sides(_token(p[0], m, f"pairs[{i}][0]"), _token(p[1], m, f"pairs[{i}][1]"), m))
+    if argument == "regions":  # k · 2^M work: bounded by MAX_PAIRS and MAX_M
+        return claim if len(patterns(pairs, m)) > cells(len(pairs), claim - 1) else 0
     work = (1 << (len(pairs) - 1)) * sum(len(P) * len(Q) for P, Q in pairs)
     if claim == 3 and work > MAX_WORK:
         raise ObstructionError(f"pairs: {len(pairs)} pairs with {sum(len(P) * len(Q) for P, Q in pairs):,} "
