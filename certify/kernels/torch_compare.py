@@ -21,7 +21,7 @@ from .predict import exact_predictions
 from .report import _decimal
 from .torch_fit import head_predictions
 from .torch_table import head_table
-from .torch_tensors import MAX_TENSOR_INPUTS, _call, _family, _torch, family_tensors
+from .torch_tensors import MAX_TENSOR_INPUTS, _call, _family, _torch, family_tensors, positive_ints
 from .torch_tokenwise import dtype_name
 
 #: Relative tolerance of :func:`compare` by the layer's output dtype (relative to max(1, largest prediction)):
@@ -138,9 +138,7 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
     :data:`COMPARE_RTOL` of the output dtype.
     """
     torch = _torch()
-    for name, v in (("max_inputs", max_inputs), ("batch", batch)):
-        if type(v) is not int or v < 1:
-            raise ValueError(f"{name} = {v!r}: an integer ≥ 1")
+    positive_ints(max_inputs=max_inputs, batch=batch)
     if rtol is not None and not (isinstance(rtol, (int, float)) and np.isfinite(rtol) and rtol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
     fam = _family(family)

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..check import Progress
+from .torch_table import _parts, _widths
 from .torch_tensors import MAX_TENSOR_INPUTS, _placed, _torch, family_tensors
-
-
-def _parts(fn: Any) -> list[Callable]:
-    return list(fn) if isinstance(fn, (list, tuple)) else [fn]
 
 
 def _tensor(out: Any, name: str, rows: int) -> Any:
@@ -77,8 +74,6 @@ def _readout(r: Any, rows: int):
 
 def _head_widths(given: Any, derived: list[int], total: int, name: str, what: str) -> list[int] | None:
     """The column cuts of one kind (heads or value_heads), checked as :func:`certify.torch.check` checks them."""
-    from .torch_table import _widths
-
     widths = _widths(given, derived, name, what)
     if widths is not None and sum(widths) != total:
         raise ValueError(f"{name} = {widths} sums to {sum(widths)}; the {what} have {total} columns")

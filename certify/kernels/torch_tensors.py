@@ -151,6 +151,13 @@ def _as_array(value: Any, name: str, rows: int, ndim: int) -> np.ndarray:
     return a
 
 
+def positive_ints(**values: Any) -> None:
+    """``ValueError`` naming the first of ``values`` (``max_inputs=…``, ``batch=…``) that is not an integer ≥ 1."""
+    for name, v in values.items():
+        if type(v) is not int or v < 1:
+            raise ValueError(f"{name} = {v!r}: an integer ≥ 1")
+
+
 def _call(fn: Callable, x: Any, dtype: Any = None, device: Any = None) -> Any:
     """``fn(x)``; a module gets ``x`` on its own device and in its own floating dtype, in ``eval`` mode (restored after).
 

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .torch_tensors import MAX_TENSOR_INPUTS, _call, _torch, family_tensors
+from .torch_tensors import MAX_TENSOR_INPUTS, _call, _torch, family_tensors, positive_ints
 
 #: Relative tolerance by the module's output dtype: the same map on two batch shapes differs by
 #: a few units in the last place (matrix products are blocked differently); a sequence-dependent
@@ -162,9 +162,7 @@ def verify_tokenwise(module: Callable, family: Any = "rank-nine", *, max_inputs:
     torch = _torch()
     if role not in ROLES:
         raise ValueError(f"role {role!r}: one of {', '.join(ROLES)}")
-    for name, v in (("max_inputs", max_inputs), ("batch", batch)):
-        if type(v) is not int or v < 1:
-            raise ValueError(f"{name} = {v!r}: an integer ≥ 1")
+    positive_ints(max_inputs=max_inputs, batch=batch)
     tol = None if rtol is None else float(rtol)
     if tol is not None and not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .obstruction import SCHEMA, check, orientation_cycle_free, sides
+from .rows import bits as _bits
 
 __all__ = ["obstruction_certificate", "exact_lower_bound", "region_certificate"]
 
@@ -22,10 +23,6 @@ __all__ = ["obstruction_certificate", "exact_lower_bound", "region_certificate"]
 def exact_lower_bound(m: int) -> int:
     """What the order obstructions prove: 1 for ``m ≤ 3``, 2 for ``m = 4``, 3 from ``m = 5`` on."""
     return 1 if m <= 3 else 2 if m == 4 else 3
-
-
-def _bits(v: int, m: int) -> str:
-    return "".join("1" if v >> i & 1 else "0" for i in range(m))
 
 
 def _feasible(pairs: list) -> bool:

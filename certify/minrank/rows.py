@@ -22,7 +22,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-__all__ = ["RowFailure", "row_levels", "row_failure", "matrix_failure", "row_epsilon", "readout"]
+__all__ = ["bits", "RowFailure", "row_levels", "row_failure", "matrix_failure", "row_epsilon", "readout"]
+
+
+def bits(v: int, m: int) -> str:
+    """Token ``v`` as a 0/1 string of length ``m``, character ``i`` coordinate ``i`` (the kernel-table spelling)."""
+    return format(v, f"0{m}b")[::-1]
 
 
 @dataclass(frozen=True)
@@ -37,14 +42,13 @@ class RowFailure:
     key: int | None = None
 
     def describe(self, m: int) -> str:
-        bits = lambda v: format(v, f"0{m}b")[::-1]  # noqa: E731 - character i is coordinate i
-        x = bits(self.x)
+        x = bits(self.x, m)
         if self.kind == "self":
             return f"row {x}: A[x, x] ≤ 0 (the input (x, x, x) needs a positive denominator 3·A[x, x])"
         if self.kind == "negative":
-            return f"row {x}: A[x, {bits(self.key)}] < 0 (the kernel must be nonnegative)"
+            return f"row {x}: A[x, {bits(self.key, m)}] < 0 (the kernel must be nonnegative)"
         if self.kind == "zero":
-            return (f"row {x}: A[x, {bits(self.key)}] = 0 at level {self.T} < |x| = {x.count('1')} "
+            return (f"row {x}: A[x, {bits(self.key, m)}] = 0 at level {self.T} < |x| = {x.count('1')} "
                     "(the inputs (x, v, x) and (x, x, x) would get the same prediction)")
         d = self.s - self.T
         return (f"row {x}: min over level {self.T} ≤ ({d} − 2)/2 · A[x, x] + ({d} − 1) · max over level {self.s} "

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rows import matrix_failure
+from .rows import bits as _bits, matrix_failure
 from .search import geometry, propose
 from .verify import MAX_BRUTE_FORCE_M, brute_force
 
@@ -38,10 +38,6 @@ class Upper:
     table: dict[str, Any]
     inputs_checked: int
     attempts: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _bits(v: int, m: int) -> str:
-    return "".join("1" if v >> i & 1 else "0" for i in range(m))
 
 
 def _exact_rank(rows: list[list[int]]) -> int:
