@@ -280,3 +280,21 @@ def test_region_counting_certificates_check_and_false_ones_are_rejected():
     with pytest.raises(O.ObstructionError, match="argument"):
         O.check(dict(doc, argument="votes"))
     assert region_certificate(5) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers(-5, 20) | st.floats(allow_nan=True) | st.text("01a", max_size=9),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
+                        ["schema", "m", "rank_at_least", "argument", "pairs"]), inner, max_size=5), max_leaves=12),
+       st.sampled_from(["schema", "m", "rank_at_least", "argument", "pairs"]))
+def test_the_obstruction_checker_fails_closed_on_mutated_certificates(junk, key):
+    """Fuzz: any field replaced by junk gives a proved bound the true one allows, 0, or ObstructionError — nothing else."""
+    doc = dict(obstruction_certificate(5))
+    doc[key] = junk
+    try:
+        proved = O.check(doc)
+    except O.ObstructionError:
+        return
+    assert proved in (0, 2, 3)
+    if proved:
+        assert doc["m"] >= 4 and proved <= exact_lower_bound(doc["m"])  # never more than the orders can prove
