@@ -1,92 +1,213 @@
-"""certify bracket (issue 16, the upper side): numerical proposals, kept only when the exact check verifies them.
+"""certify bracket (issues 16, 32): the reduced matrix, the bisection, and tables kept only when the exact check verifies them.
 
-Laws: a reported upper bound is a table that check-kernel verifies from its file (a
-readout exists by the exact LP) with the stated exact rank, never below the certified
-lower bound; a proposal whose kernel breaks a jump inequality is never accepted; the
-search is budgeted by iterations and reproducible from its seed.
+Laws: a reported upper bound is a table that check-kernel verifies from its file with the
+stated exact rank, never below the certified lower bound; a proposal whose kernel breaks
+a jump inequality is never accepted; Theorem 12.1 (b) of docs/math.md holds (a kernel
+meeting (Y) and (W) is solved by the fixed readout, and the exact LP agrees), and (a) is
+necessary (a kernel breaking it has no readout by the exact LP); the exponential start
+meets (Y) and (W) in exact rationals; the search is budgeted by iterations and
+reproducible from its seed.
 """
 import json
+import random
+from fractions import Fraction
 
 import numpy as np
+import pytest
 
-from certify.bracket import factor_search, geometry, upper_side, verify_factors
-from certify.kernels.audit import load_family
+from certify.bracket import (ETA, ReductionError, constraints, descend, exponential_start, lift_table, reduce_family,
+                             upper_side, verify_lifted)
+from certify.kernels.audit import check_kernel, load_family
+from certify.kernels.families import family_of_certificate
+from certify.kernels.table import KernelTable
 
 from conftest import CORPUS, ROOT, run_cli
 
 DIRECT = str(CORPUS / "valid" / "shifted_rank_nine_direct.json")  # r ≥ 12 (shifted), 435 inputs
+PAPER = str(CORPUS / "valid" / "rank_nine_paper.json")  # r ≥ 9, 855 inputs; no query token is a key
+M12 = str(ROOT / "docs" / "results" / "m12.cert.json")  # 22 words closed under complement: every query is a key
+
+
+def _conditions(red, A, eta=ETA):
+    """(Y) and (W) of Theorem 12.1 (b) and b_k > 0, in exact rationals, on a block ``A`` (a list of lists of Fractions)."""
+    a = [A[i][c] if c >= 0 else Fraction(0) for i, c in enumerate(red.own.tolist())]
+    for i, k, o in zip(red.pq.tolist(), red.pk.tolist(), red.po.tolist()):
+        w = int(red.weight[i])
+        if not (A[i][k] > 0 and 2 * (1 - eta) * A[i][k] > (w - o - 1 + eta) * a[i]):
+            return False
+    for i, y, z, d, t in zip(*(v.tolist() for v in (red.jq, red.jy, red.jz, red.jd, red.jt))):
+        w = int(red.weight[i])
+        if not (1 - eta) * A[i][y] > (w - t - 1 + eta) * a[i] + (d - 1 + eta) * A[i][z]:
+            return False
+    return True
+
+
+def _necessary(red, A):
+    """(a): b_y > ((d − 2)/2)·a + (d − 1)·b_z on every jump."""
+    a = [A[i][c] if c >= 0 else Fraction(0) for i, c in enumerate(red.own.tolist())]
+    return all(A[i][y] > Fraction(d - 2, 2) * a[i] + (d - 1) * A[i][z]
+               for i, y, z, d in zip(*(v.tolist() for v in (red.jq, red.jy, red.jz, red.jd))))
+
+
+def _exact_table(red, A):
+    """The table of the block ``A`` itself (φ_Q = A, φ_K = I): rank ≤ the number of keys; fixed readout."""
+    K = len(red.keys)
+    P = np.array([[float(v) for v in row] for row in A])  # only for the shape: the entries are replaced below
+    table = lift_table(red, P, np.eye(K), 1)
+    qi = {x: i for i, x in enumerate(red.queries)}
+    tokens = [int(s[::-1], 2) for s in table["tokens"]]
+    table["phi_q"] = [[str(v) for v in A[qi[t]]] if t in qi else ["0"] * K for t in tokens]
+    return table
+
+
+@pytest.mark.parametrize("path", [PAPER, DIRECT, M12])
+def test_the_exponential_start_meets_the_sufficient_conditions_exactly(path):
+    red = reduce_family(load_family(path))
+    low = [(x & red.keys[c]).bit_count() for x, c in zip(red.queries, red.root.tolist())]
+    A = [[Fraction(0)] * len(red.keys) for _ in red.queries]
+    for i, k, o in zip(red.pq.tolist(), red.pk.tolist(), red.po.tolist()):
+        A[i][k] = Fraction(1, 2 ** (o - low[i]))
+    assert _conditions(red, A)
+    Af, _ = exponential_start(red)
+    assert np.array_equal(Af, np.array([[float(v) for v in row] for row in A]))  # the float start is that block
+
+
+@pytest.mark.parametrize("path", [PAPER, M12])
+def test_theorem_12_1_on_random_kernels_against_the_exact_lp(path):
+    """(b): (Y) and (W) ⇒ the fixed readout solves and the exact LP finds a readout; not (a) ⇒ the LP finds none."""
+    family = load_family(path)
+    red = reduce_family(family)
+    low = [(x & red.keys[c]).bit_count() for x, c in zip(red.queries, red.root.tolist())]
+    rng = random.Random(7)
+    seen = {"sufficient": 0, "not necessary": 0}
+    for trial in range(12):
+        spread = [Fraction(1, 1), Fraction(3, 2), Fraction(4, 1)][trial % 3]  # how far entries stray from 2^-(o - low)
+        A = [[Fraction(0)] * len(red.keys) for _ in red.queries]
+        for i, k, o in zip(red.pq.tolist(), red.pk.tolist(), red.po.tolist()):
+            A[i][k] = Fraction(1, 2 ** (o - low[i])) * (1 + spread * Fraction(rng.randrange(-64, 257), 256))
+            A[i][k] = max(A[i][k], Fraction(1, 4096))
+        table = _exact_table(red, A)
+        if _conditions(red, A):
+            seen["sufficient"] += 1
+            rep = check_kernel(KernelTable.from_dict(table), family)
+            assert rep.solves is True and not rep.jump_violations
+        elif not _necessary(red, A):
+            seen["not necessary"] += 1
+            del table["beta"], table["w"], table["values"]
+            rep = check_kernel(KernelTable.from_dict(table), family, search_readout=True)
+            assert rep.readout_exists is False
+        if all(seen.values()) and sum(seen.values()) >= 4:
+            break
+    assert all(seen.values()), seen  # both verdicts occurred
 
 
 def test_direct_family_has_a_verified_rank_14_solution_and_the_file_checks(tmp_path):
-    proc = run_cli("bracket", DIRECT, "--start-rank", "14", "--lowest-rank", "14", "--restarts", "1", "--out", str(tmp_path),
-                   "--json")
+    proc = run_cli("bracket", DIRECT, "--start-rank", "14", "--lowest-rank", "14", "--out", str(tmp_path), "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["lower"] == 12 and doc["upper"] == 14 and doc["check_kernel"]["readout_exists"] is True
+    assert doc["schema"] == "certify.bracket/2" and doc["lower"] == 12 and doc["upper"] == 14
+    assert doc["reduced"] == {"queries": 15, "keys": 15, "jumps": 210} and doc["readout"] == "fixed"
+    assert doc["check_kernel"]["solves"] is True
     # the table, re-read from its file by check-kernel, solves the family with exact rank 14
     proc = run_cli("check-kernel", doc["upper_table"], "--family", DIRECT, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["kernel_rank"] == 14 and report["readout_exists"] is True and report["kernel_rank_exact"] is True
+    assert report["kernel_rank"] == 14 and report["solves"] is True and report["kernel_rank_exact"] is True
+
+
+def test_the_bisection_stays_between_its_ends_and_reports_misses_as_not_found():
+    family = load_family(PAPER)
+    res = upper_side(family, iterations=3000, budget=60_000)
+    assert res.best is not None and family.certified_bound <= res.best.kernel_rank <= res.start_rank == 15
+    assert all(family.certified_bound <= t["rank"] <= 15 for t in res.tried)
+    found = [t["kernel_rank"] for t in res.tried if t["verified"]]
+    assert min(found) == res.best.kernel_rank
+    assert all(t["rank"] < res.best.kernel_rank for t in res.tried if not t["verified"])  # misses lie below the best
+
+
+def test_the_budget_is_counted_in_iterations_and_said(tmp_path):
+    res = upper_side(load_family(PAPER), iterations=40, budget=100, restarts=3)
+    assert res.iterations <= 100 and res.budget_exhausted
+    proc = run_cli("bracket", PAPER, "--iterations", "30", "--budget", "50", "--start-rank", "13", "--lowest-rank", "9")
+    assert proc.returncode == 1, proc.stderr
+    assert "upper       no verified table found" in proc.stdout and "budget spent" in proc.stdout
+    assert "not found" in proc.stdout and "impossible" not in proc.stdout
 
 
 def test_the_same_seed_and_budget_give_the_same_factors():
-    geo = geometry(load_family(DIRECT))
-    a = factor_search(geo, 14, seed=3, iterations=300)
-    b = factor_search(geo, 14, seed=3, iterations=300)
+    con = constraints(reduce_family(load_family(DIRECT)))
+    a = descend(con, 14, seed=3, iterations=300)
+    b = descend(con, 14, seed=3, iterations=300)
     assert a[2] == b[2] and np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
 
 def test_a_proposal_that_breaks_a_jump_is_never_accepted():
     family = load_family(DIRECT)
-    geo = geometry(family)
-    res = upper_side(family, start=15, lowest=15, restarts=1)
-    assert res.best is not None and res.best.kernel_rank == 15
-    P, Q, _, _ = factor_search(geo, 15, seed=0, iterations=20_000)
-    x, y, z, _ = geo.jumps[0]
+    red = reduce_family(family)
+    con = constraints(red)
+    A, I = exponential_start(red)
+    P, Q, _, loss = descend(con, A.shape[1], 0, 10, start=(A, I))
+    assert loss == 0 and verify_lifted(family, red, con, P, Q) is not None
+    y, z = int(red.jy[0]), int(red.jz[0])
     Q = Q.copy()
-    Q[z] = Q[y]  # α(x, z) = α(x, y): the factor-5 preference of this jump is gone
-    assert verify_factors(family, geo, P, Q) is None
+    Q[z] = Q[y]  # α(x, z) = α(x, y): the jump's preference is gone
+    assert verify_lifted(family, red, con, P, Q) is None
+
+
+def test_a_compact_family_is_verified_streamed():
+    with open(M12) as f:
+        family = family_of_certificate(json.load(f), "m12", stream=True)
+    assert family.streamed
+    res = upper_side(family, start=12, lowest=12, iterations=20_000)
+    assert res.best is not None and res.best.kernel_rank <= 12 and res.best.report.family["streamed"] is True
+    assert res.best.report.solves is True
 
 
 def test_bracket_without_a_certificate_says_so(tmp_path):
     fam = tmp_path / "fam.json"
     assert run_cli("family", "jumps", "--code", "rank-nine", "--chains", "direct", "--out", str(fam)).returncode == 0
-    proc = run_cli("bracket", str(fam), "--start-rank", "15", "--lowest-rank", "15", "--restarts", "1")
+    proc = run_cli("bracket", str(fam), "--start-rank", "15", "--lowest-rank", "15")
     assert proc.returncode == 0, proc.stderr
-    assert "lower       none (a family without a certificate)" in proc.stdout and "upper       r ≤ 1" in proc.stdout
+    assert "lower       none (a family without a certificate)" in proc.stdout and "upper       r ≤ 15" in proc.stdout
     assert "bracket " not in proc.stdout.split("lower")[1]  # no bracket line without a lower side
 
 
-def test_bad_input_is_exit_2():
+def test_bad_input_is_exit_2(tmp_path):
     proc = run_cli("bracket", DIRECT, "--code", "rank-nine")
     assert proc.returncode == 2 and "not both" in proc.stderr
     proc = run_cli("bracket", str(ROOT / "README.md"))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     proc = run_cli("bracket", str(CORPUS / "valid" / "um_shifted_not_better.json"))
-    assert proc.returncode == 2 and "not supported by bracket yet" in proc.stderr
+    assert proc.returncode == 2 and "reduced matrix is not defined" in proc.stderr and proc.stderr.count("\n") == 1
+    proc = run_cli("bracket", DIRECT, "--start-rank", "12", "--lowest-rank", "13")
+    assert proc.returncode == 2 and "above --start-rank" in proc.stderr
 
 
-import pytest  # noqa: E402
+def test_the_reduction_refuses_inputs_that_are_not_witnesses(tmp_path):
+    family = load_family(DIRECT)
+    from dataclasses import replace
+
+    from witnesses.inputs import Input
+
+    x = family.inputs[0].tokens[0]
+    bad = replace(family, inputs=family.inputs + (Input((x, x, x), 0, family.m),))
+    with pytest.raises(ReductionError, match="not a length-3 witness"):
+        reduce_family(bad)
 
 
 @pytest.mark.parametrize("table,family,rank,lower", [
     ("rank_nine_paper.rank13.table.json", "valid/rank_nine_paper.json", 13, 9),
     ("rank_nine_direct.rank14.table.json", "valid/shifted_rank_nine_direct.json", 14, 12),
-    ("hadamard24.rank32.table.json", None, 32, 30),
+    ("hadamard24.rank32.table.json", "hadamard24", 32, 30),
 ])
-def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower, tmp_path):
+def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower):
     """docs/results.md, "Upper side": the committed tables solve their families at the stated exact rank.
 
     The tables of the results table's rows (m8.rank2 …) are re-checked by tests/test_results.py.
     """
-    if family is None:  # hadamard24: the family of `certify rank-bound --code hadamard24` (best chains, sharpest step)
-        path = tmp_path / "h24.cert.json"
-        assert run_cli("rank-bound", "--code", "hadamard24", "--form", "explicit", "--out", str(path)).returncode == 0
-    else:
-        path = CORPUS / family
-    proc = run_cli("check-kernel", str(ROOT / "docs" / "results" / "bracket" / table), "--family", str(path), "--json")
+    path = family if family == "hadamard24" else str(CORPUS / family)
+    proc = run_cli("check-kernel", str(ROOT / "docs" / "results" / "bracket" / table), "--family", path, "--json")
     assert proc.returncode == 0, proc.stderr
     rep = json.loads(proc.stdout)
-    assert rep["readout_exists"] is True and rep["kernel_rank"] == rank and rep["kernel_rank_exact"] is True
+    assert rep["solves"] is True and rep["kernel_rank"] == rank and rep["kernel_rank_exact"] is True
     assert rep["certified_bound"] == lower <= rank

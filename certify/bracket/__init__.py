@@ -1,11 +1,16 @@
-"""Both sides of the bracket (issue 16): the certified lower bound and a verified low-rank solution.
+"""Both sides of the bracket (issues 16 and 32): the certified lower bound and a verified low-rank solution.
 
-``factor`` proposes low-rank kernels numerically (floats, seeded, budgeted by iterations);
-``upper`` rounds them to rationals and keeps only tables that the exact check of
-``certify check-kernel`` verifies. The lower side is the certificate's proved bound.
+``reduced`` turns a length-3 witness family into its reduced matrix (queries × keys, jumps;
+docs/math.md §12), ``descent`` proposes low-rank factors of it numerically (floats, seeded,
+budgeted by iterations), ``lift`` writes them as a kernel table with a fixed readout and
+keeps only tables that the exact check of ``certify check-kernel`` verifies, and ``upper``
+bisects the rank between the certified bound and the exponential start.
 """
-from .factor import Geometry, factor_search, geometry, truncate
-from .upper import Solution, UpperResult, upper_side, verify_factors, write_solution
+from .descent import Constraints, constraints, descend, exponential_start, truncate
+from .lift import lift_table, verify_lifted
+from .reduced import ETA, Reduced, ReductionError, reduce_family
+from .upper import Solution, UpperResult, upper_side, write_solution
 
-__all__ = ["Geometry", "geometry", "factor_search", "truncate", "Solution", "UpperResult", "upper_side",
-           "verify_factors", "write_solution"]
+__all__ = ["ETA", "Reduced", "ReductionError", "reduce_family", "Constraints", "constraints", "descend",
+           "exponential_start", "truncate", "lift_table", "verify_lifted", "Solution", "UpperResult", "upper_side",
+           "write_solution"]

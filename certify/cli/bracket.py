@@ -1,4 +1,4 @@
-"""``certify bracket``: the certified lower bound next to the smallest verified solution found (issue 16)."""
+"""``certify bracket``: the certified lower bound next to the smallest verified solution found (issues 16, 32)."""
 from __future__ import annotations
 
 import click
@@ -10,62 +10,59 @@ from .common import Contradiction, InputError, cli, strict_json
 @cli.command("bracket")
 @click.argument("family_path", metavar="[FAMILY]", required=False, type=click.Path(dir_okay=False))
 @click.option("--code", "code_spec", metavar="SPEC",
-              help="Instead of FAMILY: a code (rank-nine, hadamard24, hadamard:ORDER[:T], greedy:M:Δ[:T], lexicode:M:W:D, "
-                   "a file); its best-chain certificate (explicit form) gives the family and the lower side.")
+              help="Instead of FAMILY: a code (rank-nine, hadamard24, golay24, hadamard:ORDER[:T], greedy:M:Δ[:T], "
+                   "lexicode:M:W:D, a file); its best-chain certificate gives the family and the lower side.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
               help="First seed of the random starts.")
-@click.option("--restarts", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Random starts per rank (after the warm start from the rank above).")
-@click.option("--iterations", type=click.IntRange(1, 10**7), default=20_000, show_default=True,
-              help="Optimizer iterations per start and margin (the budget is counted in these, never in seconds).")
+@click.option("--restarts", type=click.IntRange(0, 100), default=1, show_default=True,
+              help="Random starts per rank after the warm start (the truncated SVD of the best solution so far).")
+@click.option("--iterations", type=click.IntRange(1, 10**7), default=40_000, show_default=True,
+              help="Optimizer iterations per start (the step falls from 0.01 to 0.0001 along a cosine over them).")
+@click.option("--budget", type=click.IntRange(1, 10**9), default=400_000, show_default=True,
+              help="Optimizer iterations in all; the bisection stops when they are spent (work, never seconds).")
 @click.option("--start-rank", "start", type=click.IntRange(1, 10**6),
-              help="Highest rank tried (default: the number of query tokens, the one-hot construction's rank).")
-@click.option("--lowest-rank", "lowest", type=click.IntRange(1, 10**6), default=1, show_default=True,
-              help="Stop once a table of this rank verifies (the search goes no lower).")
+              help="Upper end of the bisection (default: the exponential start's rank, min(queries, keys)).")
+@click.option("--lowest-rank", "lowest", type=click.IntRange(1, 10**6),
+              help="Lower end of the bisection (default: the certified bound; ranks below it are proved impossible).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the best verified table (rank<r>.table.json) and bracket.json into this directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bracket/1).")
-def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowest, out_dir, as_json) -> int:
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bracket/2).")
+def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, start, lowest, out_dir, as_json) -> int:
     """Both sides: the certified r ≥ L of a family and a verified solving table of rank U.
 
-    FAMILY is a certificate (any kind) or a family file (default: the rank-nine
-    certificate, paper chains). The upper side is searched numerically at decreasing
-    rank and claimed only for a table that the exact check of check-kernel verifies
-    (a readout exists, exact LP; exact kernel rank). Exit 0 when a verified table was
-    found, 1 when none was, 2 bad input, 3 a contradiction with the certificate.
+    FAMILY is a certificate (any kind, compact ones included: the family is never listed)
+    or a family file (default: the rank-nine certificate, paper chains). The search runs on
+    the family's reduced matrix (docs/math.md §12) and bisects the rank between the
+    certified bound and the exponential start; a rank counts only for a table that the
+    exact check of check-kernel verifies (every prediction exact, streamed for compact
+    families; the exact kernel rank printed). Ranks where nothing verified are "not
+    found", never "impossible". Exit 0 when a verified table was found, 1 when none was,
+    2 bad input, 3 a contradiction with the certificate.
     """
-    from ..bracket import upper_side, write_solution
-    from ..kernels.audit import FamilyFormatError, KernelContradiction, family_of_certificate, load_family, require_explicit
+    from ..bracket import ReductionError, upper_side, write_solution
+    from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
     from ..kernels.lp import LPError
     from ..check import Progress
 
     if family_path and code_spec:
         raise InputError("give FAMILY or --code SPEC, not both")
+    if start is not None and lowest is not None and lowest > start:
+        raise InputError(f"--lowest-rank {lowest} is above --start-rank {start}")
     try:
         if code_spec:
-            from codes import CodeError, load_code
+            from ..kernels.families import _family_of_code
 
-            from ..certificates.producer import CertificateBuildError
-            from ..certificates.rank_bound import make_plan, rank_bound_certificate
-
-            try:
-                code = load_code(code_spec)
-                doc = rank_bound_certificate(code, make_plan(code, "best"), form="explicit", argument="best")
-            except (CodeError, CertificateBuildError, ValueError) as exc:
-                raise InputError(f"--code {code_spec}: {exc}") from None
-            family = family_of_certificate(doc, f"--code {code_spec} (best chains)")
+            family = _family_of_code(code_spec)
         else:
             family = load_family(family_path)
-        require_explicit(family, "certify bracket")
     except FamilyFormatError as exc:
         raise InputError(str(exc)) from None
-    if not family.jumps:
-        raise InputError(f"{family.source}: no three-witness jumps to search with (unique-minimizer families and "
-                         "families without weight-domination witnesses are not supported by bracket yet)")
     bar = Progress("certify bracket")
     try:
-        result = upper_side(family, seed=seed, restarts=restarts, iterations=iterations, start=start, lowest=lowest,
-                            progress=lambda text: bar.update(None, text))
+        result = upper_side(family, seed=seed, restarts=restarts, iterations=iterations, budget=budget, start=start,
+                            lowest=lowest, progress=lambda text: bar.update(None, text))
+    except ReductionError as exc:
+        raise InputError(f"{family.source}: {exc}") from None
     except (KernelContradiction, LPError) as exc:
         raise Contradiction(str(exc)) from None
     finally:
@@ -77,13 +74,18 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
             table_path = write_solution(best, out_dir)
         except OSError as exc:
             raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+    Qn, K = result.reduced.shape
     doc = {
-        "schema": "certify.bracket/1", "family": family.source, "inputs": len(family.inputs),
+        "schema": "certify.bracket/2", "family": family.source, "inputs": family.input_count,
+        "reduced": {"queries": Qn, "keys": K, "jumps": result.reduced.jumps},
         "lower": family.certified_bound,
         "upper": None if best is None else best.kernel_rank,
         "upper_table": table_path,
         "denominator": None if best is None else best.denominator,
-        "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "iterations": result.iterations,
+        "readout": None if best is None else ("fixed" if "w" in best.table else "exact LP"),
+        "start_rank": result.start_rank,
+        "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
+        "iterations": result.iterations, "budget_exhausted": result.budget_exhausted,
         "tried": result.tried,
         "check_kernel": None if best is None else best.report.to_json(),
         "environment": _environment(),
@@ -101,22 +103,29 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, start, lowes
     low = "none (a family without a certificate)" if family.certified_bound is None else f"r ≥ {family.certified_bound}"
     click.echo(f"certify bracket ({family.source})")
     click.echo(f"  lower       {low}")
+    click.echo(f"  reduced     {Qn:,} query tokens × {K:,} keys, {result.reduced.jumps:,} jumps "
+               f"({family.input_count:,} inputs); exponential start rank {result.start_rank:,}")
+    tried = ", ".join(f"{t['rank']} {'found' if t['verified'] else 'not found'}" for t in result.tried) or "none"
+    spent = (f"{result.iterations:,} iterations of {budget:,}" + (", budget spent" if result.budget_exhausted else "")
+             + f" (seed {seed}, {restarts} restart{'s' if restarts != 1 else ''}, ≤ {iterations:,} per start)")
     if best is None:
-        click.echo(f"  upper       no verified solution found at rank ≤ {result.tried[0]['rank'] if result.tried else '?'} "
-                   f"({result.iterations:,} iterations)")
+        click.echo("  upper       no verified table found")
+        click.echo(f"  search      ranks tried: {tried}; {spent}")
         return 1
     rep = best.report
+    how = ("with the readout g_x(z) = ⟨x,z⟩ − 1/2 + 1/64 (every prediction exact)" if "w" in best.table
+           else "admits a readout (exact LP)")
     click.echo(f"  upper       r ≤ {best.kernel_rank}: a table of exact kernel rank {best.kernel_rank} "
-               f"(factors of width {best.width}, entries multiples of 1/{best.denominator:,}) admits a readout that "
-               f"solves all {rep.family['inputs']:,} inputs (exact LP)")
-    tried = ", ".join(f"{t['rank']} {'yes' if t['verified'] else 'no'}" for t in result.tried)
-    click.echo(f"  search      ranks tried: {tried}; {result.iterations:,} iterations (seed {seed}, "
-               f"{restarts} restarts × {iterations:,} per rank)")
+               f"(factors of width {best.width}, entries multiples of 1/{best.denominator:,}) solves all "
+               f"{rep.family['inputs']:,} inputs {how}")
+    click.echo(f"  search      ranks tried: {tried}; {spent}")
     if family.certified_bound is not None:
         click.echo(f"  bracket     {family.certified_bound} ≤ minimal rank ≤ {best.kernel_rank}")
     if table_path:
-        against = (f" --family {family_path}" if family_path else
-                   f" --family CERT, CERT written by certify rank-bound --code {code_spec} --form explicit" if code_spec else "")
+        from ..kernels.families import NAMED_FAMILIES
+
+        against = (f" --family {family_path}" if family_path else f" --family {code_spec}" if code_spec in NAMED_FAMILIES
+                   else f" --family CERT, CERT written by certify rank-bound --code {code_spec}" if code_spec else "")
         click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against})")
     return EXIT_VERIFIED
 
