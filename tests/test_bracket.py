@@ -120,9 +120,10 @@ def test_the_bisection_stays_between_its_ends_and_reports_misses_as_not_found():
     res = upper_side(family, iterations=3000, budget=60_000)
     assert res.best is not None and family.certified_bound <= res.best.kernel_rank <= res.start_rank == 15
     assert all(family.certified_bound <= t["rank"] <= 15 for t in res.tried)
-    found = [t["kernel_rank"] for t in res.tried if t["verified"]]
-    assert min(found) == res.best.kernel_rank
-    assert all(t["rank"] < res.best.kernel_rank for t in res.tried if not t["verified"])  # misses lie below the best
+    verified = [t for t in res.tried if t["verified"] is True]
+    assert len(verified) == 1 and verified[0]["kernel_rank"] == res.best.kernel_rank <= verified[0]["rank"]
+    assert verified[0]["rank"] == min(t["rank"] for t in res.tried if t["found"])  # the lowest found is checked first
+    assert all(t["rank"] < res.best.width for t in res.tried if not t["found"])  # misses lie below the best
 
 
 def test_the_budget_is_counted_in_iterations_and_said(tmp_path):

@@ -20,7 +20,7 @@ import numpy as np
 from .descent import Constraints, violations
 from .reduced import ETA, Reduced
 
-__all__ = ["DENOMINATORS", "lift_table", "rounded", "verify_lifted"]
+__all__ = ["DENOMINATORS", "checkable", "lift_table", "rounded", "verify_lifted"]
 
 DENOMINATORS = (2**16, 2**24, 2**32)
 
@@ -66,6 +66,16 @@ def lift_table(red: Reduced, P: np.ndarray, Q: np.ndarray, denominator: int, *, 
                              "same predictions)" + (f"; readout g_x(z) = <x,z> - 1/2 + {ETA} (docs/math.md §12)"
                                                     if readout else ""))
     return table
+
+
+def checkable(red: Reduced, r: int) -> bool:
+    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its exact-work limits, before reading)."""
+    from ..kernels.table import MAX_EXACT_ENTRIES, MAX_PRODUCT_WORK
+
+    Qn = len(red.queries)
+    T = len(set(red.queries) | set(red.keys))
+    entries = (Qn + T) * r + Qn + (Qn + T) * red.m
+    return entries <= MAX_EXACT_ENTRIES and Qn * T * (r + red.m) <= MAX_PRODUCT_WORK
 
 
 def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.ndarray,

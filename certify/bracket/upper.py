@@ -6,10 +6,12 @@ above the query's lowest)}`` on the reduced matrix, which meets Theorem 12.1 (b)
 rank ``min(queries, keys)``. Between them the search bisects: at the middle rank it
 warm-starts Adam (:func:`certify.bracket.descent.descend`) from the truncated SVD of the
 best solution so far, runs at most ``iterations`` steps (then ``restarts`` seeded random
-starts), and when the float loss reaches 0 hands the rounded factors to the exact check
-(:func:`certify.bracket.lift.verify_lifted`). A verified table lowers the upper end to
-its exact rank; a rank where nothing verified is reported as *not found* — never as
-impossible: only the certificate proves ranks impossible.
+starts). A rank where the floats meet every condition is *found* and lowers the upper end;
+one where they do not is *not found* — never impossible: only the certificate proves ranks
+impossible. At the end the found solutions go to the exact check
+(:func:`certify.bracket.lift.verify_lifted`), lowest rank first; the first table it
+verifies is the upper bound, and its exact kernel rank is reported (a check of golay24 is
+minutes of CPU, so found ranks above the verified one are not checked).
 
 Work is counted in optimizer iterations (``budget`` in all), never in seconds.
 """
@@ -23,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .descent import TOLERANCE, constraints, descend, exponential_start, truncate
-from .lift import verify_lifted
+from .lift import checkable, verify_lifted
 from .reduced import Reduced, reduce_family
 
 __all__ = ["Solution", "UpperResult", "upper_side", "write_solution"]
@@ -60,11 +62,11 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
                progress: Callable[[str], None] | None = None) -> UpperResult:
     """Bisect ranks between ``lowest`` (default: the certified bound, else 1) and ``start`` (default: the exponential start's).
 
-    At each rank: the warm start from the best solution so far (truncated SVD), then
-    ``restarts`` random starts (seeds ``seed, seed + 1, …``), each at most ``iterations``
-    Adam steps (the step falling from ``lr`` to ``lr_end`` along a cosine); the first that
-    verifies exactly wins the rank. Stops when the two ends
-    meet or ``budget`` iterations are spent.
+    At each rank: the warm start from the lowest solution found so far (truncated SVD),
+    then ``restarts`` random starts (seeds ``seed, seed + 1, …``), each at most
+    ``iterations`` Adam steps (the step falling from ``lr`` to ``lr_end`` along a cosine).
+    Stops when the two ends meet or ``budget`` iterations are spent; then the exact check
+    runs on the found solutions, lowest first (module docstring).
     """
     say = progress or (lambda text: None)
     red = reduce_family(family)
@@ -76,39 +78,50 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     top = min(start, keep) if start is not None else keep
     lo = max(1, lowest if lowest is not None else (family.certified_bound or 1)) - 1  # ranks ≤ lo: not searched
     result = UpperResult(None, red, top)
+    found: dict[int, tuple[np.ndarray, np.ndarray, int | None, int]] = {}  # rank → float solution, seed, iterations
     while True:
-        if result.best is not None:
-            top = min(top, result.best.kernel_rank - 1)
+        if found:
+            top = min(top, min(found) - 1)
         if top <= lo:
             break
         if result.iterations >= budget:
             result.budget_exhausted = True
             break
         r = (lo + 1 + top) // 2
-        found = None
+        warm = found[min(found)][:2] if found else best_pq
+        hit = None
         for kind, s_ in [("warm", None)] + [("seed", seed + k) for k in range(restarts)]:
             left = budget - result.iterations
             if left <= 0:
                 break
-            begin = truncate(*best_pq, r) if kind == "warm" else None
-            P, Q, used, loss = descend(con, r, 0 if s_ is None else s_, min(iterations, left), start=begin, lr=lr, lr_end=lr_end,
-                                       kappa=kappa, progress=lambda it, l: say(f"rank {r}: {kind} step {it:,}, loss {l:.3g}"))
+            begin = truncate(*warm, r) if kind == "warm" else None
+            P, Q, used, loss = descend(con, r, 0 if s_ is None else s_, min(iterations, left), start=begin, lr=lr,
+                                       lr_end=lr_end, kappa=kappa,
+                                       progress=lambda it, l: say(f"rank {r}: {kind} step {it:,}, loss {l:.3g}"))
             result.iterations += used
             say(f"rank {r}: {kind}{'' if s_ is None else ' ' + str(s_)}: {used:,} iterations, loss {loss:.3g}")
-            if loss > TOLERANCE:
-                continue
-            checked = verify_lifted(family, red, con, P, Q, say)
-            if checked is not None:
-                den, table, report = checked
-                found = Solution(r, report.kernel_rank, den, table, report, s_, used)
-                best_pq = (P, Q)
+            if loss <= TOLERANCE:
+                hit = (P, Q, s_, used)
                 break
-        result.tried.append({"rank": r, "verified": found is not None,
-                             "kernel_rank": None if found is None else found.kernel_rank})
-        if found is None:
+        result.tried.append({"rank": r, "found": hit is not None, "verified": None})
+        if hit is None:
             lo = r
-        elif result.best is None or found.kernel_rank < result.best.kernel_rank:
-            result.best = found
+        else:
+            found[r] = hit
+    # The exact check, lowest float solution first: the first table it verifies is the upper bound.
+    for r in sorted(found):
+        entry = next(t for t in result.tried if t["rank"] == r)
+        P, Q, s_, used = found[r]
+        if not checkable(red, r):
+            entry["verified"] = "beyond the exact check's limits"
+            continue
+        checked = verify_lifted(family, red, con, P, Q, say)
+        entry["verified"] = checked is not None
+        if checked is not None:
+            den, table, report = checked
+            result.best = Solution(r, report.kernel_rank, den, table, report, s_, used)
+            entry["kernel_rank"] = report.kernel_rank
+            break
     return result
 
 

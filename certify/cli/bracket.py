@@ -33,10 +33,11 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     FAMILY is a certificate (any kind, compact ones included: the family is never listed)
     or a family file (default: the rank-nine certificate, paper chains). The search runs on
     the family's reduced matrix (docs/math.md §12) and bisects the rank between the
-    certified bound and the exponential start; a rank counts only for a table that the
-    exact check of check-kernel verifies (every prediction exact, streamed for compact
-    families; the exact kernel rank printed). Ranks where nothing verified are "not
-    found", never "impossible". Exit 0 when a verified table was found, 1 when none was,
+    certified bound and the exponential start. A rank is "found" when the search's floats
+    meet every condition, "not found" otherwise — never "impossible". The found solutions
+    go to the exact check of check-kernel, lowest rank first (every prediction exact,
+    streamed for compact families); only a table it verifies is claimed, with its exact
+    kernel rank. Exit 0 when a verified table was found, 1 when none was,
     2 bad input, 3 a contradiction with the certificate.
     """
     from ..bracket import ReductionError, upper_side, write_solution
@@ -105,12 +106,16 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     click.echo(f"  lower       {low}")
     click.echo(f"  reduced     {Qn:,} query tokens × {K:,} keys, {result.reduced.jumps:,} jumps "
                f"({family.input_count:,} inputs); exponential start rank {result.start_rank:,}")
-    tried = ", ".join(f"{t['rank']} {'found' if t['verified'] else 'not found'}" for t in result.tried) or "none"
+    tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in result.tried) or "none"
+    checks = [t for t in sorted(result.tried, key=lambda t: t["rank"]) if t["verified"] is not None]
+    exact = "; ".join(f"rank {t['rank']}: " + ("verified" if t["verified"] is True else "the rounded table failed it"
+                                              if t["verified"] is False else str(t["verified"])) for t in checks)
     spent = (f"{result.iterations:,} iterations of {budget:,}" + (", budget spent" if result.budget_exhausted else "")
              + f" (seed {seed}, {restarts} restart{'s' if restarts != 1 else ''}, ≤ {iterations:,} per start)")
     if best is None:
         click.echo("  upper       no verified table found")
         click.echo(f"  search      ranks tried: {tried}; {spent}")
+        click.echo(f"  exact check {exact or 'nothing found to check'}")
         return 1
     rep = best.report
     how = ("with the readout g_x(z) = ⟨x,z⟩ − 1/2 + 1/64 (every prediction exact)" if "w" in best.table
@@ -119,6 +124,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
                f"(factors of width {best.width}, entries multiples of 1/{best.denominator:,}) solves all "
                f"{rep.family['inputs']:,} inputs {how}")
     click.echo(f"  search      ranks tried: {tried}; {spent}")
+    click.echo(f"  exact check {exact} (found ranks above it are not checked)")
     if family.certified_bound is not None:
         click.echo(f"  bracket     {family.certified_bound} ≤ minimal rank ≤ {best.kernel_rank}")
     if table_path:

@@ -3,14 +3,14 @@
 ``python tests/benchmarks/bench_bracket_docs.py`` runs the documented commands —
 ``certify bracket tests/certificates/valid/rank_nine_paper.json``,
 ``certify bracket tests/certificates/valid/shifted_rank_nine_direct.json`` and
-``certify bracket --code hadamard24`` (defaults: seed 0, 3 restarts × 20,000 iterations) — and
+``certify bracket --code hadamard24`` (defaults: seed 0, 1 restart, ≤ 40,000 iterations per start, budget 400,000) — and
 compares the verified upper rank and the iteration count with the table of docs/results.md,
 "Upper side"; it prints the wall time and the environment (``--json``'s ``environment``).
 Exit 0 when every row matches. The float search is reproducible for one numpy build on one
 CPU instruction set (docs/results.md, "What is reproducible"): a mismatch on another
 machine means the doc records another environment, not a wrong bound — the committed
 tables are re-checked exactly by ``tests/test_bracket.py`` wherever they were made.
-About 3 minutes on the 2-core machine.
+About 1.5 minutes on the 2-core machine.
 """
 from __future__ import annotations
 

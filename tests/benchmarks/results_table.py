@@ -18,6 +18,17 @@ the rows of the other m already there are kept). ``--rows FILE`` takes the rows 
 earlier run's ``--json`` instead of searching, and verifies their certificates again;
 ``--jobs-table`` times ``python certify/check.py`` against ``certify verify --jobs 2`` on the
 committed rows with t ≥ 1,000 words (between the ``jobs:begin`` and ``jobs:end`` markers).
+Every run ends by redrawing ``docs/results.png`` from the table (``certify.bounds.plot.plot_results``,
+the module ``certify bounds --plot`` draws with; needs the extra ``plot``); ``--plot-only``
+does only that. ``--bracket-only`` runs only the bracket on the committed certificates of the rows in
+range (``--bracket-iterations``/``--bracket-budget`` pass ``--iterations``/``--budget``) and
+rewrites their upper-side cell and note; a verified table over 1 MiB is left in
+``--scratch`` and the note says the command remakes it. The upper sides of m = 20 and 22
+were added with
+
+    python tests/benchmarks/results_table.py --m-from 20 --m-to 20 --bracket-only
+    python tests/benchmarks/results_table.py --m-from 22 --m-to 22 --bracket-only --bracket-iterations 4000 --bracket-budget 30000
+
 The rows m = 38 … 48 were added with
 
     python tests/benchmarks/results_table.py --m-from 38 --m-to 48 --bracket-up-to 0 --merge --jobs-table
@@ -36,7 +47,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,27 +87,93 @@ def theorem1(m: int) -> tuple[str, str]:
     return closed_text, (f"{exact:,}" if isinstance(exact, int) else "—")
 
 
-def upper(m: int, path: Path) -> dict:
-    """``certify bracket`` with its defaults on the certificate at ``path``: the verified table, written."""
+#: A verified table larger than this is not committed (docs/results.md says how to remake it).
+MAX_COMMITTED_TABLE = 2**20
+
+
+def upper(m: int, path: Path, iterations: int | None = None, budget: int | None = None,
+          scratch: Path | None = None) -> dict:
+    """``certify bracket`` on the certificate at ``path`` (its defaults, or ``--iterations``/``--budget``): the verified table, written.
+
+    A table over :data:`MAX_COMMITTED_TABLE` bytes goes to ``scratch`` instead of docs/results/bracket.
+    """
     from certify.bracket import upper_side, write_solution
     from certify.kernels.audit import load_family
 
+    options = {k: v for k, v in (("iterations", iterations), ("budget", budget)) if v is not None}
     t0 = time.perf_counter()
     family = load_family(str(path))
-    result = upper_side(family)
+    result = upper_side(family, **options)
     seconds = time.perf_counter() - t0
     best = result.best
+    flags = "".join(f" --{k} {v}" for k, v in options.items())
+    common = {"upper_s": seconds, "upper_iterations": result.iterations, "upper_options": flags,
+              "upper_tried": result.tried}
     if best is None:
-        return {"upper": None, "upper_s": seconds, "upper_iterations": result.iterations}
+        return {"upper": None} | common
     out = ROOT / "docs" / "results" / "bracket"
     for old in out.glob(f"m{m}.rank*.table.json"):
         old.unlink()
-    written = Path(write_solution(best, str(out)))
-    final = out / f"m{m}.{written.name}"
+    written = Path(write_solution(best, str(scratch or Path(tempfile.mkdtemp()))))
+    size = written.stat().st_size
+    final = (out if size <= MAX_COMMITTED_TABLE else written.parent) / f"m{m}.{written.name}"
     written.replace(final)
-    return {"upper": best.kernel_rank, "upper_s": seconds, "upper_iterations": result.iterations,
-            "upper_table": str(final.relative_to(ROOT)), "upper_denominator": best.denominator,
-            "upper_tried": result.tried}
+    return {"upper": best.kernel_rank, "upper_table": str(final.relative_to(ROOT)) if size <= MAX_COMMITTED_TABLE else None,
+            "upper_bytes": size, "upper_denominator": best.denominator} | common
+
+
+PLOT = ROOT / "docs" / "results.png"
+
+
+def plot_doc(doc: Path, path: Path = PLOT) -> None:
+    """Draw docs/results.png from the doc's table: each row's certified and verified bounds (certify.bounds.plot)."""
+    import re
+
+    from certify.bounds.plot import plot_results
+    from certify.bounds.values import range_rows
+
+    block = doc.read_text(encoding="utf-8").split(BEGIN, 1)[1].split(END, 1)[0]
+    points = []
+    for line in _row_lines(block)[0].values():
+        cells = line.split("|")
+        upper = re.match(r"\s*\[?r ≤ (\d+)", cells[3])
+        points.append({"m": int(cells[1]), "lower": int(re.search(r"r ≥ (\d+)", cells[2]).group(1)),
+                       "upper": int(upper.group(1)) if upper else None})
+    points.sort(key=lambda p: p["m"])
+    plot_results(points, range_rows([p["m"] for p in points], 3), str(path))
+    print(f"wrote {path}", flush=True)
+
+
+def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int | None, scratch: Path) -> None:
+    """Run the bracket on the committed certificates of ``ms`` and rewrite only their upper-side cell and note."""
+    for m in ms:
+        r = upper(m, ROOT / "docs" / "results" / f"m{m}.cert.json", iterations, budget, scratch)
+        text = doc.read_text(encoding="utf-8")  # read now: the doc may have been edited while the bracket ran
+        head, rest = text.split(BEGIN, 1)
+        block, tail = rest.split(END, 1)
+        lines = block.splitlines()
+        tried = ", ".join(f"{t['rank']} {'found' if t.get('found', t['verified']) else 'not found'}" for t in r["upper_tried"])
+        if r["upper"] is None:
+            cell, note = "not found", ""
+        elif r["upper_table"]:
+            cell = f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})"
+            note = f"entries multiples of 1/{r['upper_denominator']:,}"
+        else:
+            cell = f"r ≤ {r['upper']} (table not committed)"
+            note = (f"the table ({r['upper_bytes'] / 2**20:.1f} MiB, entries multiples of 1/{r['upper_denominator']:,}) "
+                    "is not committed: the command remakes it")
+        say = (f"; upper side `certify bracket docs/results/m{m}.cert.json{r['upper_options']}`: ranks tried {tried}; "
+               f"{r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s" + (f", {note}" if note else ""))
+        for k, line in enumerate(lines):
+            if line.startswith(f"| {m} |"):
+                cells = line.split("|")
+                cells[3] = f" {cell} "
+                lines[k] = "|".join(cells)
+            elif line.startswith(f"* m = {m} ("):
+                base = line[:line.index("; upper side")] if "; upper side" in line else line.rstrip(".")
+                lines[k] = base + say + "."
+        print(f"m = {m}: {cell} ({r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s)", flush=True)
+        doc.write_text(head + BEGIN + "\n".join(lines) + END + tail, encoding="utf-8")
 
 
 def row(m: int, budget: int, seed: int, out_dir: Path, committed: bool, bracket: bool) -> dict:
@@ -161,7 +237,8 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
                 f"square-kernel, b = {arg['b']}, g = {arg['g']}, μ = [{', '.join(arg['mu'])}]")
         plan = "; ".join(f"{d} → {'+'.join(map(str, g))} ({f})" for d, g, f, _ in r["plan"])
         cert = f"[{r['bytes'] / 1024:,.0f} KiB]({Path(r['file']).relative_to('docs')})" if r["file"] else f"{r['bytes'] / 1024:,.0f} KiB"
-        up = (f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})" if r.get("upper") else
+        up = (f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})" if r.get("upper_table") else
+              f"r ≤ {r['upper']} (table not committed)" if r.get("upper") else
               r["upper_kept"][0] if r.get("upper_kept") else "not found" if "upper_s" in r else "—")
         lines.append(
             f"| {r['m']} | **r ≥ {r['bound']}** | {up} | {step} | r ≥ {r.get('trace_frobenius', r['bound'])} | "
@@ -249,6 +326,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bracket-up-to", type=int, default=18,
                     help="Run certify bracket on the rows with m ≤ this (m = 18 alone takes about 26 minutes).")
+    ap.add_argument("--bracket-only", action="store_true",
+                    help="Only run certify bracket on the committed certificates of the rows in range and rewrite "
+                         "their upper-side cell and note (nothing searched, no certificate rewritten).")
+    ap.add_argument("--plot-only", action="store_true",
+                    help="Only redraw docs/results.png from the doc's table (every run redraws it at the end).")
+    ap.add_argument("--bracket-iterations", type=int, default=None, help="certify bracket --iterations (default: its own).")
+    ap.add_argument("--bracket-budget", type=int, default=None, help="certify bracket --budget (default: its own).")
     ap.add_argument("--keep-brackets", action="store_true",
                     help="For a row not bracketed in this run whose code and chain plan (so whose family) are those "
                          "of the certificate it replaces, keep the doc's upper-side cell and note for it (the "
@@ -273,6 +357,12 @@ def main() -> None:
                                    if getattr(args, k) != v) + (" --keep-brackets" if args.keep_brackets else "")
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="certify-results-"))
     scratch.mkdir(parents=True, exist_ok=True)
+    if args.bracket_only:
+        bracket_only(args.doc, list(range(args.m_from, args.m_to + 1, args.step)), args.bracket_iterations,
+                     args.bracket_budget, scratch)
+    if args.bracket_only or args.plot_only:
+        plot_doc(args.doc)
+        return
     committed_dir = ROOT / "docs" / "results"
     committed_dir.mkdir(exist_ok=True)
     rows = json.loads(args.previous.read_text()) if args.previous else []
@@ -317,6 +407,7 @@ def main() -> None:
     if args.jobs_table:
         text = replace_between(text, JOBS_BEGIN, JOBS_END, jobs_table(block))
     args.doc.write_text(text, encoding="utf-8")
+    plot_doc(args.doc)
     print(f"wrote {args.doc} ({len(rows)} rows); certificates for m ≤ {args.commit_up_to} in {committed_dir}, others in {scratch}")
 
 
