@@ -30,7 +30,7 @@ TOLERANCE = 1e-20
 #: Below this loss the search also checks, every 100 steps, whether the conditions already hold without the margin.
 NEAR = 1e-6
 
-__all__ = ["TOLERANCE", "Constraints", "constraints", "descend", "truncate", "exponential_start", "violations"]
+__all__ = ["TOLERANCE", "Constraints", "constraints", "descend", "truncate", "exponential_start", "random_start", "violations"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,13 @@ def exponential_start(red: Reduced, base: float = 0.5) -> tuple[np.ndarray, np.n
     return A, np.eye(K)
 
 
+def random_start(con: Constraints, r: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seeded random start of :func:`descend`: entries ``|N(0, 1)|/√r`` (a positive kernel of about unit entries)."""
+    rng = np.random.default_rng(seed)
+    Qn, K = con.shape
+    return np.abs(rng.normal(size=(Qn, r))) / np.sqrt(r), np.abs(rng.normal(size=(K, r))) / np.sqrt(r)
+
+
 def descend(con: Constraints, r: int, seed: int, iterations: int, *, start=None, kappa: float = 1.02,
             floor: float = 1e-4, lr: float = 3e-3, lr_end: float | None = None, tolerance: float = TOLERANCE,
             progress=None):
@@ -140,15 +147,10 @@ def descend(con: Constraints, r: int, seed: int, iterations: int, *, start=None,
     they all hold: the margin is for the rounding, and the exact check decides anyway.
     """
     Qn, K = con.shape
-    rng = np.random.default_rng(seed)
     if start is not None:
         P, Q = (np.array(a, dtype=float) for a in start)
-        if P.shape[1] < r:  # widen with small seeded noise
-            P = np.hstack([P, 1e-3 * rng.normal(size=(Qn, r - P.shape[1]))])
-            Q = np.hstack([Q, 1e-3 * rng.normal(size=(K, r - Q.shape[1]))])
     else:
-        P = np.abs(rng.normal(size=(Qn, r))) / np.sqrt(r)
-        Q = np.abs(rng.normal(size=(K, r))) / np.sqrt(r)
+        P, Q = random_start(con, r, seed)
     moments = [np.zeros_like(P), np.zeros_like(P), np.zeros_like(Q), np.zeros_like(Q)]
     loss = float("inf")
     for it in range(1, iterations + 1):

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .descent import TOLERANCE, constraints, descend, exponential_start, truncate
+from .descent import TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
 from .lift import checkable, verify_lifted
 from .reduced import Reduced, reduce_family
 
@@ -65,8 +65,11 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     At each rank: the warm start from the lowest solution found so far (truncated SVD),
     then ``restarts`` random starts (seeds ``seed, seed + 1, …``), each at most
     ``iterations`` Adam steps (the step falling from ``lr`` to ``lr_end`` along a cosine).
-    Stops when the two ends meet or ``budget`` iterations are spent; then the exact check
-    runs on the found solutions, lowest first (module docstring).
+    Before any rank is found (the warm start is then the exponential start's truncation)
+    the starts are taken in order of their loss at the first step, lowest first. With
+    ``start`` the bisection tries that rank itself first (a large family's search can skip
+    the costly high ranks). Stops when the two ends meet or ``budget`` iterations are
+    spent; then the exact check runs on the found solutions, lowest first (module docstring).
     """
     say = progress or (lambda text: None)
     red = reduce_family(family)
@@ -79,6 +82,7 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     lo = max(1, lowest if lowest is not None else (family.certified_bound or 1)) - 1  # ranks ≤ lo: not searched
     result = UpperResult(None, red, top)
     found: dict[int, tuple[np.ndarray, np.ndarray, int | None, int]] = {}  # rank → float solution, seed, iterations
+    first = start is not None  # an explicit start rank is tried itself first
     while True:
         if found:
             top = min(top, min(found) - 1)
@@ -87,14 +91,19 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
         if result.iterations >= budget:
             result.budget_exhausted = True
             break
-        r = (lo + 1 + top) // 2
+        r = top if first else (lo + 1 + top) // 2
+        first = False
         warm = found[min(found)][:2] if found else best_pq
+        attempts = [("warm", None, truncate(*warm, r))] + [("seed", seed + k, None) for k in range(restarts)]
+        if not found and restarts:  # from the exponential start: begin with whichever start is closer (lower loss)
+            attempts.sort(key=lambda a: _start_loss(con, r, a, kappa))
         hit = None
-        for kind, s_ in [("warm", None)] + [("seed", seed + k) for k in range(restarts)]:
+        for kind, s_, begin in attempts:
             left = budget - result.iterations
+            if left < iterations:  # this start (or the next) is cut short by the budget
+                result.budget_exhausted = True
             if left <= 0:
                 break
-            begin = truncate(*warm, r) if kind == "warm" else None
             P, Q, used, loss = descend(con, r, 0 if s_ is None else s_, min(iterations, left), start=begin, lr=lr,
                                        lr_end=lr_end, kappa=kappa,
                                        progress=lambda it, l: say(f"rank {r}: {kind} step {it:,}, loss {l:.3g}"))
@@ -123,6 +132,13 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
             entry["kernel_rank"] = report.kernel_rank
             break
     return result
+
+
+def _start_loss(con, r: int, attempt, kappa: float) -> float:
+    """The loss at an attempt's first step (the warm start's truncation, or the seed's random start)."""
+    _, s_, begin = attempt
+    P, Q = begin if begin is not None else random_start(con, r, s_)
+    return violations(con, P @ Q.T, kappa, 1e-4)[0]
 
 
 def write_solution(solution: Solution, out_dir: str) -> str:
