@@ -111,6 +111,8 @@ def plot_results(points: list[dict[str, Any]], rows: list[dict[str, Any]], path:
     ms = [p["m"] for p in points]
     ax.plot(ms, ms, ":", color="grey", label="2^m (dense softmax, A.1)")
     _draw_bounds(ax, rows, ("theorem1.closed_form", "theorem1.exact"))
+    if not any(r.get("theorem1.closed_form") is not None for r in rows):  # say why the closed form is not drawn
+        ax.plot([], [], " ", label="(Theorem 1's closed form: trivial for these m, it needs M ≥ 168)")
     ax.plot(ms, [math.log2(p["lower"]) for p in points], "^-", color="tab:blue",
             label="certified lower bound (docs/results.md)")
     up = [(p["m"], math.log2(p["upper"])) for p in points if p.get("upper")]
