@@ -129,6 +129,8 @@ def test_the_bisection_stays_between_its_ends_and_reports_misses_as_not_found():
 def test_the_budget_is_counted_in_iterations_and_said(tmp_path):
     res = upper_side(load_family(PAPER), iterations=40, budget=100, restarts=3)
     assert res.iterations <= 100 and res.budget_exhausted
+    res = upper_side(load_family(DIRECT), start=14, lowest=14, restarts=1, iterations=40_000, budget=100_000)
+    assert res.best is not None and not res.budget_exhausted  # the ends met: the budget did not stop it
     proc = run_cli("bracket", PAPER, "--iterations", "30", "--budget", "50", "--start-rank", "13", "--lowest-rank", "9")
     assert proc.returncode == 1, proc.stderr
     assert "upper       no verified table found" in proc.stdout and "budget spent" in proc.stdout
@@ -182,6 +184,46 @@ def test_bad_input_is_exit_2(tmp_path):
     assert proc.returncode == 2 and "reduced matrix is not defined" in proc.stderr and proc.stderr.count("\n") == 1
     proc = run_cli("bracket", DIRECT, "--start-rank", "12", "--lowest-rank", "13")
     assert proc.returncode == 2 and "above --start-rank" in proc.stderr
+    proc = run_cli("bracket", DIRECT, "--start-rank", "11")  # below the certified r ≥ 12
+    assert proc.returncode == 2 and "below the certified bound r ≥ 12" in proc.stderr
+    proc = run_cli("bracket", DIRECT, "--lowest-rank", "1000000")  # above the exponential start's rank 15
+    assert proc.returncode == 2 and "nothing to search" in proc.stderr and "rank is 15" in proc.stderr
+    proc = run_cli("bracket", DIRECT, "--out", "")
+    assert proc.returncode == 2 and "--out needs a folder name" in proc.stderr
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    proc = run_cli("bracket", DIRECT, "--out", str(blocker / "sub"))  # refused before any search
+    assert proc.returncode == 2 and "cannot write into" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def _family_file(path, jumps):
+    """A family file of the three witnesses of each jump ``(x, y, z)`` (tokens as 0/1 strings, query first)."""
+    seen, inputs = set(), []
+    for x, y, z in jumps:
+        for t in ((x, y, y), (x, z, z), (x, y, z)):
+            if t not in seen:
+                seen.add(t)
+                inputs.append({"tokens": list(t), "query": 0})
+    path.write_text(json.dumps({"family": {"inputs": inputs}}))
+    return str(path)
+
+
+def test_two_jumps_ending_at_one_key_are_refused_not_a_crash(tmp_path):
+    """A family where one query's two jumps end at the same key: exit 2 with the reason (not an internal error)."""
+    fam = _family_file(tmp_path / "f1.json", [("1111", "0000", "1110"), ("1111", "1000", "1110")])
+    proc = run_cli("bracket", fam, "--iterations", "10", "--budget", "10")
+    assert proc.returncode == 2 and "two jumps of one query end at the same key" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_query_token_that_is_another_query_s_key_keeps_alpha_nonnegative(tmp_path):
+    """Query 1100 is a key of query 1111 only: its α(x, x) is an entry of the block and must stay ≥ 0 (it once went
+    negative, and the exact check then refused every table)."""
+    fam = _family_file(tmp_path / "f2.json", [("1100", "0011", "1110"), ("1111", "0000", "1100")])
+    proc = run_cli("bracket", fam, "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["upper"] is not None and doc["check_kernel"]["solves"] is True
 
 
 def test_the_reduction_refuses_inputs_that_are_not_witnesses(tmp_path):
@@ -194,6 +236,14 @@ def test_the_reduction_refuses_inputs_that_are_not_witnesses(tmp_path):
     bad = replace(family, inputs=family.inputs + (Input((x, x, x), 0, family.m),))
     with pytest.raises(ReductionError, match="not a length-3 witness"):
         reduce_family(bad)
+
+
+def _block_is_nonnegative(path):
+    """α(x, z) ≥ 0 for every pair of the table's tokens, from its integer factors (exact Python integers)."""
+    doc = json.loads(path.read_text())
+    P = [[int(v) for v in row] for row in doc["phi_q"]]
+    Q = [[int(v) for v in row] for row in doc["phi_k"]]
+    return all(sum(a * b for a, b in zip(p, q)) >= 0 for p in P if any(p) for q in Q if any(q))
 
 
 @pytest.mark.parametrize("table,family,rank,lower", [
@@ -212,3 +262,5 @@ def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower):
     rep = json.loads(proc.stdout)
     assert rep["solves"] is True and rep["kernel_rank"] == rank and rep["kernel_rank_exact"] is True
     assert rep["certified_bound"] == lower <= rank
+    # a head of the model of docs/math.md §2: α ≥ 0 on every pair of tokens, not only on the pairs the family uses
+    assert _block_is_nonnegative(ROOT / "docs" / "results" / "bracket" / table)

@@ -9,8 +9,8 @@ bisects the rank between the certified bound and the exponential start.
 from .descent import Constraints, constraints, descend, exponential_start, truncate
 from .lift import lift_table, verify_lifted
 from .reduced import ETA, Reduced, ReductionError, reduce_family
-from .upper import Solution, UpperResult, upper_side, write_solution
+from .upper import BracketRangeError, Solution, UpperResult, upper_side, write_solution
 
 __all__ = ["ETA", "Reduced", "ReductionError", "reduce_family", "Constraints", "constraints", "descend",
-           "exponential_start", "truncate", "lift_table", "verify_lifted", "Solution", "UpperResult", "upper_side",
+           "exponential_start", "truncate", "lift_table", "verify_lifted", "BracketRangeError", "Solution", "UpperResult", "upper_side",
            "write_solution"]

@@ -7,6 +7,8 @@ margin ``κ > 1`` (every right-hand side multiplied by ``κ``):
 * every jump ``(S, y, z)`` of gap ``d`` and lower overlap ``t``:
   ``(1−η)·A[S,y] ≥ κ·((w_S − t − 1 + η)·a_S + (d − 1 + η)·A[S,z])``;
 * every key ``k`` of ``S``: ``A[S,k] ≥ floor`` and ``2(1−η)·A[S,k] ≥ κ·(w_S − o_k − 1 + η)·a_S``;
+* every other entry of the block: ``A[S,k] ≥ 0`` (so that the table's kernel is nonnegative
+  on every pair of tokens, as the model of docs/math.md §2 asks, not only on used pairs);
 * the scale ``A[S, root_S] ≥ 1`` (every condition is homogeneous in a row);
 
 with ``a_S = A[S, own_S]`` when the query's own token is a key, else 0. Floats only
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reduced import ETA, Reduced
+from .reduced import ETA, Reduced, ReductionError
 
 #: The loss below which the floats meet every condition up to roundoff (then the rounded table is checked exactly).
 TOLERANCE = 1e-20
@@ -38,7 +40,7 @@ class Constraints:
     """The reduced conditions as dense ``Q × K`` arrays (a jump is stored at its worse key ``z``)."""
 
     shape: tuple[int, int]
-    used: np.ndarray  # bool: the pair (S, k) is used by an input
+    used: np.ndarray  # bool: the pair (S, k) is used by an input (the floor applies there; ≥ 0 everywhere else)
     cpa: np.ndarray  # w − o − 1 + η, clipped at 0, on used pairs whose row has a_S (else 0)
     jump: np.ndarray  # bool: a jump (S, y, z) ends at z
     parent: np.ndarray  # flat index of A[S, y] of that jump (0 where none)
@@ -51,14 +53,16 @@ class Constraints:
 def constraints(red: Reduced) -> Constraints:
     """The dense form of :class:`Reduced` (η = :data:`ETA`).
 
-    Raises :class:`ValueError` if two jumps of one query end at the same key (the dense
-    form stores one jump per worse key; the chain plans here never do that).
+    Raises :class:`~certify.bracket.reduced.ReductionError` if two jumps of one query end
+    at the same key (the dense form stores one jump per worse key; the chain plans of this
+    project never do that).
     """
     Qn, K = red.shape
     eta = float(ETA)
     flat_z = red.jq * K + red.jz
     if len(np.unique(flat_z)) != len(flat_z):
-        raise ValueError("two jumps of one query end at the same key")
+        raise ReductionError("two jumps of one query end at the same key; the search stores one jump per worse key "
+                             "and does not cover this family (every chain plan of certify gives one)")
     has_a = red.own >= 0
     used = np.zeros((Qn, K), dtype=bool)
     used[red.pq, red.pk] = True
@@ -89,8 +93,7 @@ def violations(con: Constraints, A: np.ndarray, kappa: float, floor: float, scal
     y = A.ravel()[con.parent]
     h = np.minimum((1 - eta) * y - kappa * (con.ca * a + con.cz * A), 0.0)
     h *= con.jump
-    f = np.minimum(A - floor, 0.0)
-    f *= con.used
+    f = np.minimum(A - floor * con.used, 0.0)  # the floor on used pairs, α ≥ 0 on the rest of the block
     e = np.minimum(2 * (1 - eta) * A - kappa * con.cpa * a, 0.0)
     e *= con.used
     s = np.minimum(A[rows, con.root] - 1.0, 0.0) if scale else np.zeros(Qn)

@@ -8,7 +8,8 @@ the readout ``g_x(z) = ⟨x, z⟩ − 1/2 + η`` in the table's general-values f
 to ``certify check-kernel``'s :func:`certify.kernels.audit.check_kernel` — streamed for a
 compact family — which computes every prediction exactly; an explicit family whose
 fixed readout falls short is also tried kernel-only, where the exact readout LP decides.
-An upper bound is claimed only for a table that check verified.
+An upper bound is claimed only for a table that check verified and whose kernel is ``≥ 0``
+on every pair of tokens (:func:`block_nonnegative`, exact: the model of docs/math.md §2).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import numpy as np
 from .descent import Constraints, violations
 from .reduced import ETA, Reduced
 
-__all__ = ["DENOMINATORS", "checkable", "lift_table", "rounded", "verify_lifted"]
+__all__ = ["DENOMINATORS", "block_nonnegative", "checkable", "lift_table", "rounded", "verify_lifted"]
 
 DENOMINATORS = (2**16, 2**24, 2**32)
 
@@ -68,6 +69,23 @@ def lift_table(red: Reduced, P: np.ndarray, Q: np.ndarray, denominator: int, *, 
     return table
 
 
+def block_nonnegative(P: np.ndarray, Q: np.ndarray, denominator: int) -> int:
+    """The number of negative entries of the exact block ``(den·P)(den·Q)ᵀ`` (python-flint integers).
+
+    The lifted table gives every token outside the block zero features, so 0 here means
+    ``α ≥ 0`` on every pair of tokens — the model of docs/math.md §2 — not only on the pairs
+    the family uses (which is all ``check-kernel`` checks).
+    """
+    from flint import fmpz_mat
+
+    def exact(M: np.ndarray):
+        ints = [int(v) for v in np.rint(M * denominator).ravel()]
+        return fmpz_mat(M.shape[0], M.shape[1], ints)
+
+    A = exact(P) * exact(Q).transpose()
+    return sum(1 for v in A.entries() if v < 0)
+
+
 def checkable(red: Reduced, r: int) -> bool:
     """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its exact-work limits, before reading)."""
     from ..kernels.table import MAX_EXACT_ENTRIES, MAX_PRODUCT_WORK
@@ -84,6 +102,8 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
 
     A rounding is handed to the exact check only when, evaluated in floats, it still meets
     the conditions without margin (``κ = 1``): on golay24 one exact check is minutes of CPU.
+    A table the check verifies is kept only if its kernel is also ``≥ 0`` on the whole
+    block, exactly (:func:`block_nonnegative`).
     """
     from ..kernels.audit import check_kernel
     from ..kernels.table import KernelTable, TableFormatError
@@ -104,5 +124,8 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
                 continue
             ok = report.solves if readout else report.readout_exists
             if ok and report.kernel_rank_bounds.exact:
-                return den, table, report
+                negative = block_nonnegative(Pr, Qr, den)
+                say(f"α on the whole block: {negative:,} negative entries")
+                if negative == 0:
+                    return den, table, report
     return None

@@ -104,7 +104,8 @@ def _explicit_queries(family) -> list[tuple[int, set[int], set[tuple[int, int]]]
     for k, X in enumerate(family.inputs):
         if X.query != 0 or len(X.tokens) != 3 or (X.tokens[0], tuple(X.tokens)) not in witnesses:
             raise ReductionError(f"family.inputs[{k}] is not a length-3 witness (x, y, y), (x, z, z) or (x, y, z) of one "
-                                 "of the family's jumps with the query first: the reduction covers witness families only")
+                                 "of the family's usable jumps with the query first (witnesses of a gap-1 jump prove "
+                                 "nothing and are not listed as jumps): the reduction covers witness families only")
     return [(x, keys, jumps) for x, (keys, jumps) in by_query.items()]
 
 

@@ -28,7 +28,11 @@ from .descent import TOLERANCE, constraints, descend, exponential_start, random_
 from .lift import checkable, verify_lifted
 from .reduced import Reduced, reduce_family
 
-__all__ = ["Solution", "UpperResult", "upper_side", "write_solution"]
+__all__ = ["BracketRangeError", "Solution", "UpperResult", "upper_side", "write_solution"]
+
+
+class BracketRangeError(ValueError):
+    """The requested ranks leave nothing to search, or start below the certified bound (exit 2)."""
 
 
 @dataclass
@@ -50,7 +54,9 @@ class UpperResult:
 
     best: Solution | None
     reduced: Reduced
-    start_rank: int
+    exponential_rank: int  # the exponential start's numerical rank (the upper end before any search)
+    start_rank: int  # the bisection's upper end: --start-rank, else the exponential start's rank
+    lowest_rank: int  # its lower end: --lowest-rank, else the certified bound (else 1)
     tried: list[dict[str, Any]] = field(default_factory=list)
     iterations: int = 0
     budget_exhausted: bool = False
@@ -79,8 +85,15 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     keep = int((s > s[0] * 1e-12).sum())
     best_pq = (U[:, :keep] * np.sqrt(s[:keep]), Vt[:keep].T * np.sqrt(s[:keep]))
     top = min(start, keep) if start is not None else keep
-    lo = max(1, lowest if lowest is not None else (family.certified_bound or 1)) - 1  # ranks ≤ lo: not searched
-    result = UpperResult(None, red, top)
+    low = max(1, lowest if lowest is not None else (family.certified_bound or 1))
+    if start is not None and family.certified_bound is not None and start < family.certified_bound:
+        raise BracketRangeError(f"--start-rank {start} is below the certified bound r ≥ {family.certified_bound}: "
+                                "no table of that rank solves the family")
+    if low > top:
+        raise BracketRangeError(f"nothing to search: the lower end {low} is above the upper end {top} "
+                                f"(the exponential start's rank is {keep})")
+    lo = low - 1  # ranks ≤ lo: not searched
+    result = UpperResult(None, red, keep, top, low)
     found: dict[int, tuple[np.ndarray, np.ndarray, int | None, int]] = {}  # rank → float solution, seed, iterations
     first = start is not None  # an explicit start rank is tried itself first
     while True:
@@ -100,14 +113,15 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
         hit = None
         for kind, s_, begin in attempts:
             left = budget - result.iterations
-            if left < iterations:  # this start (or the next) is cut short by the budget
-                result.budget_exhausted = True
             if left <= 0:
+                result.budget_exhausted = True
                 break
             P, Q, used, loss = descend(con, r, 0 if s_ is None else s_, min(iterations, left), start=begin, lr=lr,
                                        lr_end=lr_end, kappa=kappa,
                                        progress=lambda it, l: say(f"rank {r}: {kind} step {it:,}, loss {l:.3g}"))
             result.iterations += used
+            if loss > TOLERANCE and left < iterations and used == left:  # this start was cut short by the budget
+                result.budget_exhausted = True
             say(f"rank {r}: {kind}{'' if s_ is None else ' ' + str(s_)}: {used:,} iterations, loss {loss:.3g}")
             if loss <= TOLERANCE:
                 hit = (P, Q, s_, used)

@@ -40,7 +40,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     kernel rank. Exit 0 when a verified table was found, 1 when none was,
     2 bad input, 3 a contradiction with the certificate.
     """
-    from ..bracket import ReductionError, upper_side, write_solution
+    from ..bracket import BracketRangeError, ReductionError, upper_side, write_solution
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
     from ..kernels.lp import LPError
     from ..check import Progress
@@ -49,6 +49,17 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         raise InputError("give FAMILY or --code SPEC, not both")
     if start is not None and lowest is not None and lowest > start:
         raise InputError(f"--lowest-rank {lowest} is above --start-rank {start}")
+    if out_dir is not None:  # before the search: a run of minutes must not end in an unwritable folder
+        import os
+
+        if not out_dir.strip():
+            raise InputError("--out needs a folder name")
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot write into {out_dir}: {exc.strerror or exc}") from None
+        if not os.access(out_dir, os.W_OK | os.X_OK):
+            raise InputError(f"cannot write into {out_dir}: permission denied")
     try:
         if code_spec:
             from ..kernels.families import _family_of_code
@@ -64,6 +75,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
                             lowest=lowest, progress=lambda text: bar.update(None, text))
     except ReductionError as exc:
         raise InputError(f"{family.source}: {exc}") from None
+    except BracketRangeError as exc:
+        raise InputError(str(exc)) from None
     except (KernelContradiction, LPError) as exc:
         raise Contradiction(str(exc)) from None
     finally:
@@ -84,7 +97,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         "upper_table": table_path,
         "denominator": None if best is None else best.denominator,
         "readout": None if best is None else ("fixed" if "w" in best.table else "exact LP"),
-        "start_rank": result.start_rank,
+        "exponential_rank": result.exponential_rank, "start_rank": result.start_rank,
+        "lowest_rank": result.lowest_rank,
         "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
         "iterations": result.iterations, "budget_exhausted": result.budget_exhausted,
         "tried": result.tried,
@@ -105,7 +119,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     click.echo(f"certify bracket ({family.source})")
     click.echo(f"  lower       {low}")
     click.echo(f"  reduced     {Qn:,} query tokens × {K:,} keys, {result.reduced.jumps:,} jumps "
-               f"({family.input_count:,} inputs); exponential start rank {result.start_rank:,}")
+               f"({family.input_count:,} inputs); exponential start rank {result.exponential_rank:,}; "
+               f"bisection between {result.lowest_rank:,} and {result.start_rank:,}")
     tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in result.tried) or "none"
     checks = [t for t in sorted(result.tried, key=lambda t: t["rank"]) if t["verified"] is not None]
     exact = "; ".join(f"rank {t['rank']}: " + ("verified" if t["verified"] is True else "the rounded table failed it"
@@ -119,7 +134,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         return 1
     rep = best.report
     how = ("with the readout g_x(z) = ⟨x,z⟩ − 1/2 + 1/64 (every prediction exact)" if "w" in best.table
-           else "admits a readout (exact LP)")
+           else "admits a readout (exact LP)") + "; α ≥ 0 on every pair of tokens"
     click.echo(f"  upper       r ≤ {best.kernel_rank}: a table of exact kernel rank {best.kernel_rank} "
                f"(factors of width {best.width}, entries multiples of 1/{best.denominator:,}) solves all "
                f"{rep.family['inputs']:,} inputs {how}")
@@ -130,8 +145,10 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     if table_path:
         from ..kernels.families import NAMED_FAMILIES
 
-        against = (f" --family {family_path}" if family_path else f" --family {code_spec}" if code_spec in NAMED_FAMILIES
-                   else f" --family CERT, CERT written by certify rank-bound --code {code_spec}" if code_spec else "")
+        against = (f" --family {family_path}" if family_path else
+                   f" --family {code_spec}" if code_spec in NAMED_FAMILIES and code_spec != "rank-nine" else
+                   f" --family CERT, CERT written by certify rank-bound --code {code_spec} --chains best" if code_spec
+                   else "")
         click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against})")
     return EXIT_VERIFIED
 
