@@ -50,6 +50,8 @@ def test_committed_tables_same_report(cert, table):
     from certify.kernels.table import load_table
 
     a, b = _both(load_table(path), explicit, streamed)
+    assert a == b and a["solves"] is True and a["max_error"] == b["max_error"]  # the tables carry their readout
+    a, b = _both(load_table(path), explicit, streamed, search=True)  # and the exact LP, listed and streamed, agrees
     assert a == b and a["readout_exists"] is True and a["readout"]
 
 
