@@ -264,3 +264,32 @@ def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower):
     assert rep["certified_bound"] == lower <= rank
     # a head of the model of docs/math.md §2: α ≥ 0 on every pair of tokens, not only on the pairs the family uses
     assert _block_is_nonnegative(ROOT / "docs" / "results" / "bracket" / table)
+
+
+def test_the_torch_search_computes_the_same_loss_and_gradient_and_finds_a_verified_table():
+    """--device cpu (the optional extra torch): the same loss and gradient as numpy, and a table the exact check keeps."""
+    torch = pytest.importorskip("torch")
+    from certify.bracket.descent import violations
+    from certify.bracket.descent_torch import _Dense, _violations, descend_torch
+
+    for path in (DIRECT, M12):
+        red = reduce_family(load_family(path))
+        con = constraints(red)
+        A = np.random.default_rng(5).normal(size=red.shape) * 0.4
+        l1, G1 = violations(con, A, 1.02, 1e-3)
+        l2, G2 = _violations(_Dense(con, torch.device("cpu")), torch.as_tensor(A), 1.02, 1e-3)
+        assert abs(l1 - l2) <= 1e-9 * max(1.0, l1) and np.allclose(G1, G2.numpy(), rtol=1e-12, atol=1e-12)
+    family = load_family(DIRECT)
+    red = reduce_family(family)
+    con = constraints(red)
+    P, Q, used, loss = descend_torch(con, 15, 0, 20_000, lr=1e-2, lr_end=1e-4)
+    assert loss == 0 or loss < 1e-20
+    assert verify_lifted(family, red, con, P, Q) is not None
+
+
+def test_device_cuda_without_a_gpu_is_exit_2():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    proc = run_cli("bracket", DIRECT, "--device", "cuda")
+    assert proc.returncode == 2 and "no GPU" in proc.stderr and proc.stderr.count("\n") == 1

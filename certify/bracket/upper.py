@@ -64,7 +64,7 @@ class UpperResult:
 
 def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40_000, budget: int = 400_000,
                start: int | None = None, lowest: int | None = None, lr: float = 1e-2, lr_end: float = 1e-4,
-               kappa: float = 1.02,
+               kappa: float = 1.02, device: str = "numpy",
                progress: Callable[[str], None] | None = None) -> UpperResult:
     """Bisect ranks between ``lowest`` (default: the certified bound, else 1) and ``start`` (default: the exponential start's).
 
@@ -76,8 +76,18 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     ``start`` the bisection tries that rank itself first (a large family's search can skip
     the costly high ranks). Stops when the two ends meet or ``budget`` iterations are
     spent; then the exact check runs on the found solutions, lowest first (module docstring).
+    ``device``: ``numpy`` (default), or ``cpu``/``cuda`` for the same search on PyTorch
+    (:mod:`certify.bracket.descent_torch`).
     """
     say = progress or (lambda text: None)
+    run = descend
+    if device != "numpy":  # the same search on PyTorch (optional extra; docs/results.md, "Upper side")
+        from functools import partial
+
+        from .descent_torch import descend_torch, torch_device
+
+        torch_device(device)  # refuse a missing torch or GPU before any work
+        run = partial(descend_torch, device=device)
     red = reduce_family(family)
     con = constraints(red)
     A, _ = exponential_start(red)
@@ -116,7 +126,7 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
             if left <= 0:
                 result.budget_exhausted = True
                 break
-            P, Q, used, loss = descend(con, r, 0 if s_ is None else s_, min(iterations, left), start=begin, lr=lr,
+            P, Q, used, loss = run(con, r, 0 if s_ is None else s_, min(iterations, left), start=begin, lr=lr,
                                        lr_end=lr_end, kappa=kappa,
                                        progress=lambda it, l: say(f"rank {r}: {kind} step {it:,}, loss {l:.3g}"))
             result.iterations += used

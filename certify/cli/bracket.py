@@ -24,10 +24,14 @@ from .common import Contradiction, InputError, cli, strict_json
               help="Upper end of the bisection (default: the exponential start's rank, min(queries, keys)).")
 @click.option("--lowest-rank", "lowest", type=click.IntRange(1, 10**6),
               help="Lower end of the bisection (default: the certified bound; ranks below it are proved impossible).")
+@click.option("--device", type=click.Choice(["numpy", "cpu", "cuda"]), default="numpy", show_default=True,
+              help="Where the float search runs: numpy, or PyTorch on the CPU or a GPU (optional extra torch); the "
+                   "exact check is the same.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the best verified table (rank<r>.table.json) and bracket.json into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bracket/2).")
-def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, start, lowest, out_dir, as_json) -> int:
+def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, start, lowest, device, out_dir,
+                as_json) -> int:
     """Both sides: the certified r ≥ L of a family and a verified solving table of rank U.
 
     FAMILY is a certificate (any kind, compact ones included: the family is never listed)
@@ -41,6 +45,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     2 bad input, 3 a contradiction with the certificate.
     """
     from ..bracket import BracketRangeError, ReductionError, upper_side, write_solution
+    from ..bracket.descent_torch import TorchUnavailable
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
     from ..kernels.lp import LPError
     from ..check import Progress
@@ -72,10 +77,12 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     bar = Progress("certify bracket")
     try:
         result = upper_side(family, seed=seed, restarts=restarts, iterations=iterations, budget=budget, start=start,
-                            lowest=lowest, progress=lambda text: bar.update(None, text))
+                            lowest=lowest, device=device, progress=lambda text: bar.update(None, text))
     except ReductionError as exc:
         raise InputError(f"{family.source}: {exc}") from None
     except BracketRangeError as exc:
+        raise InputError(str(exc)) from None
+    except TorchUnavailable as exc:  # --device cpu|cuda without torch, or cuda without a GPU
         raise InputError(str(exc)) from None
     except (KernelContradiction, LPError) as exc:
         raise Contradiction(str(exc)) from None
@@ -99,7 +106,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         "readout": None if best is None else ("fixed" if "w" in best.table else "exact LP"),
         "exponential_rank": result.exponential_rank, "start_rank": result.start_rank,
         "lowest_rank": result.lowest_rank,
-        "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
+        "device": device, "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
         "iterations": result.iterations, "budget_exhausted": result.budget_exhausted,
         "tried": result.tried,
         "check_kernel": None if best is None else best.report.to_json(),
