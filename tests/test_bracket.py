@@ -293,3 +293,12 @@ def test_device_cuda_without_a_gpu_is_exit_2():
         pytest.skip("this machine has a GPU")
     proc = run_cli("bracket", DIRECT, "--device", "cuda")
     assert proc.returncode == 2 and "no GPU" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_the_reduced_matrix_is_bounded_before_its_dense_arrays_are_built(monkeypatch):
+    from certify.bracket import descent
+
+    red = reduce_family(load_family(PAPER))  # 15 × 224 = 3,360 entries
+    monkeypatch.setattr(descent, "MAX_BLOCK", 3_359)
+    with pytest.raises(ReductionError, match="15 query tokens × 224 keys = 3,360 entries"):
+        descent.constraints(red)

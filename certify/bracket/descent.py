@@ -29,10 +29,14 @@ from .reduced import ETA, Reduced, ReductionError
 
 #: The loss below which the floats meet every condition up to roundoff (then the rounded table is checked exactly).
 TOLERANCE = 1e-20
+#: The largest reduced matrix the search builds (queries × keys entries): its dense arrays take about 80 bytes
+#: per entry in all (golay24's 2,576 × 2,576 = 6.6 M: about 0.6 GB; row m = 28's 1,876 × 46,575 is refused).
+MAX_BLOCK = 2**24
+
 #: Below this loss the search also checks, every 100 steps, whether the conditions already hold without the margin.
 NEAR = 1e-6
 
-__all__ = ["TOLERANCE", "Constraints", "constraints", "descend", "truncate", "exponential_start", "random_start", "violations"]
+__all__ = ["MAX_BLOCK", "TOLERANCE", "Constraints", "constraints", "descend", "truncate", "exponential_start", "random_start", "violations"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,9 @@ def constraints(red: Reduced) -> Constraints:
     project never do that).
     """
     Qn, K = red.shape
+    if Qn * K > MAX_BLOCK:
+        raise ReductionError(f"the reduced matrix has {Qn:,} query tokens × {K:,} keys = {Qn * K:,} entries; the search "
+                             f"builds at most {MAX_BLOCK:,} (about 80 bytes each; docs/results.md, \"Upper side\")")
     eta = float(ETA)
     flat_z = red.jq * K + red.jz
     if len(np.unique(flat_z)) != len(flat_z):
