@@ -302,3 +302,30 @@ def test_the_reduced_matrix_is_bounded_before_its_dense_arrays_are_built(monkeyp
     monkeypatch.setattr(descent, "MAX_BLOCK", 3_359)
     with pytest.raises(ReductionError, match="15 query tokens × 224 keys = 3,360 entries"):
         descent.constraints(red)
+
+
+def test_check_kernel_all_pairs_sees_a_negative_alpha_that_the_family_never_uses(tmp_path):
+    """check-kernel --all-pairs: the committed table passes; one extra token whose key features make α < 0 with a
+    query (a pair no input uses) still solves the family, but is no head of the §2 model: exit 1, naming the pair."""
+    table = ROOT / "docs" / "results" / "bracket" / "rank_nine_direct.rank14.table.json"
+    proc = run_cli("check-kernel", str(table), "--family", DIRECT, "--all-pairs", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    assert rep["all_pairs"]["negative"] == 0 and rep["all_pairs"]["tokens"] == len(json.loads(table.read_text())["tokens"])
+    assert "all_pairs" not in json.loads(run_cli("check-kernel", str(table), "--family", DIRECT, "--json").stdout)
+    doc = json.loads(table.read_text())
+    m = len(doc["tokens"][0])
+    extra = next(format(v, f"0{m}b") for v in range(2**m) if format(v, f"0{m}b") not in set(doc["tokens"]))
+    doc["tokens"].append(extra)
+    doc["phi_q"].append([0] * len(doc["phi_q"][0]))
+    doc["phi_k"].append([-int(v) for v in doc["phi_q"][0]])  # α(first query, extra) = −|φ_Q(first query)|² < 0
+    doc["beta"].append(doc["beta"][0])
+    doc["w"].append([int(c) for c in extra])
+    doc["values"].append([int(c) for c in extra])
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert run_cli("check-kernel", str(bad), "--family", DIRECT).returncode == 0  # the family never looks there
+    proc = run_cli("check-kernel", str(bad), "--family", DIRECT, "--all-pairs")
+    assert proc.returncode == 1
+    n = len(doc["tokens"])
+    assert f"of the {n} × {n} pairs of the table's tokens, first α(" in proc.stdout and f", {extra})" in proc.stdout

@@ -156,7 +156,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
                    f" --family {code_spec}" if code_spec in NAMED_FAMILIES and code_spec != "rank-nine" else
                    f" --family CERT, CERT written by certify rank-bound --code {code_spec} --chains best" if code_spec
                    else "")
-        click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against})")
+        click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against} --all-pairs)")
     return EXIT_VERIFIED
 
 

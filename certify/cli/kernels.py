@@ -24,9 +24,12 @@ from .common import Contradiction, InputError, cli, strict_json
 @click.option("--first-failure", is_flag=True,
               help="On a large (compact, streamed) family: stop at the first query token with a failing input or a "
                    "violated jump; the counts are then of the part checked.")
+@click.option("--all-pairs", is_flag=True,
+              help="Also compute α on every pair of the table's tokens, exactly: exit 1 if any is negative (the model "
+                   "of docs/math.md §2 asks α ≥ 0 on all pairs; the family's checks look only at the pairs it uses).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
 def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None, search_readout: bool, clip: str | None,
-                     first_failure: bool, as_json: bool) -> int:
+                     first_failure: bool, all_pairs: bool, as_json: bool) -> int:
     """Check a kernel table (.npz or .json) against a witness family, exactly.
 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
@@ -47,9 +50,9 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
             fam = family_of_code(code_spec)
         except FamilyFormatError as exc:
             raise InputError(str(exc)) from None
-        code, result = verdict(table, fam, search_readout, tol, first_failure)
+        code, result = verdict(table, fam, search_readout, tol, first_failure, all_pairs)
     else:
-        code, result = run_check(table, family_path, search_readout, tol, first_failure)
+        code, result = run_check(table, family_path, search_readout, tol, first_failure, all_pairs)
     if isinstance(result, str):
         raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
     if as_json:

@@ -230,8 +230,37 @@ def parse_tolerance(text: str, name: str) -> Fraction:
     return value
 
 
+def all_pairs_nonnegative(table: KernelTable) -> dict:
+    """``α`` on every pair of the table's ``N`` tokens, exactly: the number of negative entries and the first one.
+
+    The work is bounded by the table's limits for an ``N × N`` block (``check_work``)
+    before anything is converted. Zero negatives means the table's head extends to all of
+    ``{0,1}^m`` with ``α ≥ 0`` everywhere (every other token given zero features), the model
+    of docs/math.md §2; ``check-kernel`` otherwise checks only the pairs the family uses.
+    """
+    from ..check import format_rational
+    from .report import _bits, _frac
+
+    n = len(table.tokens)
+    table.check_work(n, n)
+    rows = list(range(n))
+    table.prepare(rows)
+    A = table.alpha_block(rows, rows)
+    zero = 0
+    negative, first = 0, None
+    ncols = A.ncols()
+    for k, a in enumerate(A.entries()):
+        if a < zero:
+            negative += 1
+            if first is None:
+                first = {"x": _bits(table.tokens[k // ncols], table.m), "z": _bits(table.tokens[k % ncols], table.m),
+                         "alpha": format_rational(_frac(a))}
+    return {"tokens": n, "negative": negative, "first": first}
+
+
 def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False,
-              clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
+              clip: Fraction | None = None, first_failure: bool = False,
+              all_pairs: bool = False) -> tuple[int, KernelReport | str]:
     """``certify check-kernel`` without the printing: ``(exit code, report)`` or ``(exit code, one-line reason)``.
 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
@@ -243,11 +272,12 @@ def run_check(table_path: str, family_path: str | None = None, search_readout: b
         family = load_family(family_path)
     except FamilyFormatError as exc:
         return 2, str(exc)
-    return verdict(table_path, family, search_readout, clip, first_failure)
+    return verdict(table_path, family, search_readout, clip, first_failure, all_pairs)
 
 
 def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
-            clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
+            clip: Fraction | None = None, first_failure: bool = False,
+            all_pairs: bool = False) -> tuple[int, KernelReport | str]:
     """:func:`run_check` with the family already loaded (for many tables against one family)."""
     from .table import load_table
 
@@ -256,19 +286,29 @@ def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
             table = load_table(table_path)
     except TableFormatError as exc:
         return 2, str(exc)
-    return table_verdict(table, family, search_readout, clip, first_failure)
+    return table_verdict(table, family, search_readout, clip, first_failure, all_pairs)
 
 
 def table_verdict(table: KernelTable, family: FamilySpec, search_readout: bool = False,
-                  clip: Fraction | None = None, first_failure: bool = False) -> tuple[int, KernelReport | str]:
-    """:func:`verdict` of a table already read: ``(exit code, report)`` or ``(exit code, one-line reason)``."""
+                  clip: Fraction | None = None, first_failure: bool = False,
+                  all_pairs: bool = False) -> tuple[int, KernelReport | str]:
+    """:func:`verdict` of a table already read: ``(exit code, report)`` or ``(exit code, one-line reason)``.
+
+    ``all_pairs``: also compute ``α`` on every pair of the table's tokens (one-head tables)
+    and count the negative entries (:func:`all_pairs_nonnegative`); any makes the exit 1.
+    """
     from .lp import LPError
 
     try:
         with unlimited_digits():  # a refusal may quote an exact number of the file
             if clip is not None:
                 table.clip_negative_alpha(clip)
+            if all_pairs and table.head_count > 1:
+                raise TableFormatError("--all-pairs is for one-head tables (this one has "
+                                       f"{table.head_count} heads)")
             report = check_kernel(table, family, search_readout=search_readout, first_failure=first_failure)
+            if all_pairs:
+                report.all_pairs = all_pairs_nonnegative(table)
     except (TableFormatError, FamilyFormatError) as exc:
         return 2, str(exc)
     except (KernelContradiction, LPError) as exc:

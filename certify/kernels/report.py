@@ -89,6 +89,7 @@ class KernelReport:
     infeasible_query_tokens: int = 0
     kernel_rank_bounds: Any = None  # certify.lemmas.frobenius.RankResult: where each bound came from
     stopped_early: dict[str, int] | None = None  # first_failure stopped here: the counts are lower bounds
+    all_pairs: dict[str, Any] | None = None  # --all-pairs: α on every pair of the table's tokens (negatives counted)
     failing_count: int | None = None  # streamed families: how many inputs fail (only the first streamed.MAX_LISTED are listed)
     violation_count: int | None = None  # streamed families: how many jumps are violated (likewise)
     head_ranks: list[int] | None = None  # a table of several heads: each head's exact kernel rank (check_multihead)
@@ -117,8 +118,10 @@ class KernelReport:
 
     @property
     def ok(self) -> bool:
-        """Exit 0 condition: the readout solves the family, or (kernel only) some readout exists."""
-        return bool(self.solves) if self.solves is not None else bool(self.readout_exists)
+        """Exit 0 condition: the readout solves the family, or (kernel only) some readout exists; with
+        ``--all-pairs`` also ``α ≥ 0`` on every pair of the table's tokens."""
+        solved = bool(self.solves) if self.solves is not None else bool(self.readout_exists)
+        return solved and (self.all_pairs is None or self.all_pairs["negative"] == 0)
 
     def to_json(self) -> dict[str, Any]:
         with unlimited_digits():
@@ -133,6 +136,8 @@ class KernelReport:
         if self.head_ranks is not None:
             out["several_heads"] = {"certified_bound": None, "one_head_bound": self.one_head_bound,
                                     "reason": SEVERAL_HEADS_NO_BOUND}
+        if self.all_pairs is not None:
+            out["all_pairs"] = self.all_pairs
         return out
 
     def _json(self) -> dict[str, Any]:
@@ -172,7 +177,18 @@ class KernelReport:
             lines += self._text_solves()
         if self.head_ranks is not None:
             return lines + self._text_heads()
-        return lines + self._text_jumps_and_rank() + self._text_readout()
+        return lines + self._text_jumps_and_rank() + self._text_readout() + self._text_all_pairs()
+
+    def _text_all_pairs(self) -> list[str]:
+        ap = self.all_pairs
+        if ap is None:
+            return []
+        if not ap["negative"]:
+            return [f"all pairs    α ≥ 0 on all {ap['tokens']:,} × {ap['tokens']:,} pairs of the table's tokens "
+                    "(a head of the model of docs/math.md §2 once every other token gets zero features)"]
+        w = ap["first"]
+        return [f"all pairs    α < 0 on {ap['negative']:,} of the {ap['tokens']:,} × {ap['tokens']:,} pairs of the "
+                f"table's tokens, first α({w['x']}, {w['z']}) = {w['alpha']}: nonnegative only where the family looks"]
 
     def _text_head(self) -> list[str]:
         """The family and table lines, clipping and an early stop."""
