@@ -68,7 +68,7 @@ def test_the_exponential_start_meets_the_sufficient_conditions_exactly(path):
     for i, k, o in zip(red.pq.tolist(), red.pk.tolist(), red.po.tolist()):
         A[i][k] = Fraction(1, 2 ** (o - low[i]))
     assert _conditions(red, A)
-    Af, _ = exponential_start(red)
+    Af = exponential_start(red)
     assert np.array_equal(Af, np.array([[float(v) for v in row] for row in A]))  # the float start is that block
 
 
@@ -148,7 +148,8 @@ def test_a_proposal_that_breaks_a_jump_is_never_accepted():
     family = load_family(DIRECT)
     red = reduce_family(family)
     con = constraints(red)
-    A, I = exponential_start(red)
+    A = exponential_start(red)
+    I = np.eye(A.shape[1])
     P, Q, _, loss = descend(con, A.shape[1], 0, 10, start=(A, I))
     assert loss == 0 and verify_lifted(family, red, con, P, Q) is not None
     y, z = int(red.jy[0]), int(red.jz[0])
@@ -282,7 +283,8 @@ def test_the_torch_search_computes_the_same_loss_and_gradient_and_finds_a_verifi
     family = load_family(DIRECT)
     red = reduce_family(family)
     con = constraints(red)
-    A, I = exponential_start(red)  # a solution at full rank: the torch loop stops at once, the table verifies
+    A = exponential_start(red)  # a solution at full rank: the torch loop stops at once, the table verifies
+    I = np.eye(A.shape[1])
     P, Q, used, loss = descend_torch(con, A.shape[1], 0, 100, start=(A, I))
     assert used == 1 and loss < 1e-20
     assert verify_lifted(family, red, con, P, Q) is not None

@@ -33,10 +33,13 @@ TOLERANCE = 1e-20
 #: per entry in all (golay24's 2,576 × 2,576 = 6.6 M: about 0.6 GB; row m = 28's 1,876 × 46,575 is refused).
 MAX_BLOCK = 2**24
 
+#: ``α`` on every used pair stays at least this (the scale is ``A[S, root] ≥ 1``).
+FLOOR = 1e-4
+
 #: Below this loss the search also checks, every 100 steps, whether the conditions already hold without the margin.
 NEAR = 1e-6
 
-__all__ = ["MAX_BLOCK", "TOLERANCE", "Constraints", "constraints", "descend", "truncate", "exponential_start", "random_start", "violations"]
+__all__ = ["FLOOR", "MAX_BLOCK", "TOLERANCE", "step_size", "Constraints", "constraints", "descend", "truncate", "exponential_start", "random_start", "violations"]
 
 
 @dataclass(frozen=True)
@@ -123,8 +126,8 @@ def truncate(P: np.ndarray, Q: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarr
     return U[:, :r] * root, Vt[:r].T * root
 
 
-def exponential_start(red: Reduced, base: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
-    """Full factors ``(A, I)`` of ``A[S, k] = base^{⟨x_S, k⟩ − ⟨x_S, root_S⟩}`` on every used pair, 0 elsewhere.
+def exponential_start(red: Reduced, base: float = 0.5) -> np.ndarray:
+    """The block ``A[S, k] = base^{⟨x_S, k⟩ − ⟨x_S, root_S⟩}`` on every used pair, 0 elsewhere (factors: ``(A, I)``).
 
     With ``base = 1/2`` it satisfies the conditions for the families here (docs/math.md §12,
     "The exponential start"); its truncated SVD starts the bisection's first rank.
@@ -133,7 +136,12 @@ def exponential_start(red: Reduced, base: float = 0.5) -> tuple[np.ndarray, np.n
     A = np.zeros((Qn, K))
     low = np.array([(x & red.keys[c]).bit_count() for x, c in zip(red.queries, red.root)])
     A[red.pq, red.pk] = base ** (red.po - low[red.pq]).astype(float)
-    return A, np.eye(K)
+    return A
+
+
+def step_size(lr: float, lr_end: float | None, it: int, iterations: int) -> float:
+    """Adam's step at iteration ``it`` (from 1): ``lr``, or with ``lr_end`` a cosine from ``lr`` to ``lr_end`` over ``iterations``."""
+    return lr if lr_end is None else lr_end + (lr - lr_end) * 0.5 * (1 + np.cos(np.pi * (it - 1) / iterations))
 
 
 def random_start(con: Constraints, r: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +152,7 @@ def random_start(con: Constraints, r: int, seed: int) -> tuple[np.ndarray, np.nd
 
 
 def descend(con: Constraints, r: int, seed: int, iterations: int, *, start=None, kappa: float = 1.02,
-            floor: float = 1e-4, lr: float = 3e-3, lr_end: float | None = None, tolerance: float = TOLERANCE,
+            floor: float = FLOOR, lr: float = 3e-3, lr_end: float | None = None, tolerance: float = TOLERANCE,
             progress=None):
     """Adam on ``(P, Q)`` of width ``r``; ``(P, Q, iterations used, final loss)``.
 
@@ -172,7 +180,7 @@ def descend(con: Constraints, r: int, seed: int, iterations: int, *, start=None,
             return P, Q, it, 0.0  # every condition holds without the margin: rounding may keep it
         if progress is not None and it % 100 == 0:
             progress(it, loss)
-        step = lr if lr_end is None else lr_end + (lr - lr_end) * 0.5 * (1 + np.cos(np.pi * (it - 1) / iterations))
+        step = step_size(lr, lr_end, it, iterations)
         for j, (X, g) in enumerate(((P, G @ Q), (Q, G.T @ P))):
             m, v = moments[2 * j], moments[2 * j + 1]
             m *= 0.9

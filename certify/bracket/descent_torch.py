@@ -10,11 +10,9 @@ back as numpy arrays and go to the same exact check (:mod:`certify.bracket.lift`
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .descent import NEAR, TOLERANCE, Constraints, random_start
+from .descent import FLOOR, NEAR, TOLERANCE, Constraints, random_start, step_size
 from .reduced import ETA
 
 __all__ = ["TorchUnavailable", "descend_torch", "torch_device"]
@@ -82,7 +80,7 @@ def _violations(d: _Dense, A, kappa: float, floor: float, scale: bool = True):
 
 
 def descend_torch(con: Constraints, r: int, seed: int, iterations: int, *, start=None, kappa: float = 1.02,
-                  floor: float = 1e-4, lr: float = 3e-3, lr_end: float | None = None, tolerance: float = TOLERANCE,
+                  floor: float = FLOOR, lr: float = 3e-3, lr_end: float | None = None, tolerance: float = TOLERANCE,
                   progress=None, device: str = "cpu"):
     """:func:`certify.bracket.descent.descend` on ``device``; ``(P, Q, iterations used, final loss)`` as numpy arrays."""
     import torch
@@ -104,7 +102,7 @@ def descend_torch(con: Constraints, r: int, seed: int, iterations: int, *, start
             return out(it, 0.0)
         if progress is not None and it % 100 == 0:
             progress(it, loss)
-        step = lr if lr_end is None else lr_end + (lr - lr_end) * 0.5 * (1 + math.cos(math.pi * (it - 1) / iterations))
+        step = step_size(lr, lr_end, it, iterations)
         for j, (X, g) in enumerate(((P, G @ Q), (Q, G.T @ P))):
             m, v = moments[2 * j], moments[2 * j + 1]
             m.mul_(0.9).add_(0.1 * g)

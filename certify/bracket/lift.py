@@ -9,7 +9,7 @@ to ``certify check-kernel``'s :func:`certify.kernels.audit.check_kernel` — str
 compact family — which computes every prediction exactly; an explicit family whose
 fixed readout falls short is also tried kernel-only, where the exact readout LP decides.
 An upper bound is claimed only for a table that check verified and whose kernel is ``≥ 0``
-on every pair of tokens (:func:`block_nonnegative`, exact: the model of docs/math.md §2).
+on every pair of tokens (``check-kernel --all-pairs``, exact: the model of docs/math.md §2).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import numpy as np
 from .descent import Constraints, violations
 from .reduced import ETA, Reduced
 
-__all__ = ["DENOMINATORS", "block_nonnegative", "checkable", "lift_table", "rounded", "verify_lifted"]
+__all__ = ["DENOMINATORS", "checkable", "lift_table", "rounded", "verify_lifted"]
 
 DENOMINATORS = (2**16, 2**24, 2**32)
 
@@ -69,31 +69,15 @@ def lift_table(red: Reduced, P: np.ndarray, Q: np.ndarray, denominator: int, *, 
     return table
 
 
-def block_nonnegative(P: np.ndarray, Q: np.ndarray, denominator: int) -> int:
-    """The number of negative entries of the exact block ``(den·P)(den·Q)ᵀ`` (python-flint integers).
-
-    The lifted table gives every token outside the block zero features, so 0 here means
-    ``α ≥ 0`` on every pair of tokens — the model of docs/math.md §2 — not only on the pairs
-    the family uses (which is all ``check-kernel`` checks).
-    """
-    from flint import fmpz_mat
-
-    def exact(M: np.ndarray):
-        ints = [int(v) for v in np.rint(M * denominator).ravel()]
-        return fmpz_mat(M.shape[0], M.shape[1], ints)
-
-    A = exact(P) * exact(Q).transpose()
-    return sum(1 for v in A.entries() if v < 0)
-
-
 def checkable(red: Reduced, r: int) -> bool:
-    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its exact-work limits, before reading)."""
-    from ..kernels.table import MAX_EXACT_ENTRIES, MAX_PRODUCT_WORK
+    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its work limits, from the shapes)."""
+    from ..kernels.table import TableFormatError, check_work
 
-    Qn = len(red.queries)
-    T = len(set(red.queries) | set(red.keys))
-    entries = (Qn + T) * r + Qn + (Qn + T) * red.m
-    return entries <= MAX_EXACT_ENTRIES and Qn * T * (r + red.m) <= MAX_PRODUCT_WORK
+    try:
+        check_work(len(red.queries), len(set(red.queries) | set(red.keys)), r, True, red.m)
+    except TableFormatError:
+        return False
+    return True
 
 
 def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.ndarray,
@@ -102,10 +86,11 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
 
     A rounding is handed to the exact check only when, evaluated in floats, it still meets
     the conditions without margin (``κ = 1``): on golay24 one exact check is minutes of CPU.
-    A table the check verifies is kept only if its kernel is also ``≥ 0`` on the whole
-    block, exactly (:func:`block_nonnegative`).
+    A table is handed to it only if its kernel is ``≥ 0`` on every pair of its tokens,
+    exactly (:func:`certify.kernels.audit.all_pairs_nonnegative`, what ``check-kernel
+    --all-pairs`` computes).
     """
-    from ..kernels.audit import check_kernel
+    from ..kernels.audit import all_pairs_nonnegative, check_kernel
     from ..kernels.table import KernelTable, TableFormatError
 
     say = say or (lambda text: None)
@@ -117,15 +102,17 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
         attempts = [True] + ([False] if not family.streamed else [])
         for readout in attempts:
             table = lift_table(red, Pr, Qr, den, readout=readout)
-            say(f"exact check of a rank-{P.shape[1]} table (1/{den:,}{'' if readout else ', kernel only'})")
             try:
-                report = check_kernel(KernelTable.from_dict(table), family, search_readout=not readout)
+                kt = KernelTable.from_dict(table)
+                negative = all_pairs_nonnegative(kt)["negative"]
+                say(f"α on every pair of the rank-{P.shape[1]} table's tokens (1/{den:,}): {negative:,} negative")
+                if negative:
+                    break  # the same kernel with or without the readout
+                say(f"exact check of a rank-{P.shape[1]} table (1/{den:,}{'' if readout else ', kernel only'})")
+                report = check_kernel(kt, family, search_readout=not readout)
             except TableFormatError:
                 continue
             ok = report.solves if readout else report.readout_exists
             if ok and report.kernel_rank_bounds.exact:
-                negative = block_nonnegative(Pr, Qr, den)
-                say(f"α on the whole block: {negative:,} negative entries")
-                if negative == 0:
-                    return den, table, report
+                return den, table, report
     return None

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .descent import TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
+from .descent import FLOOR, TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
 from .lift import checkable, verify_lifted
 from .reduced import Reduced, reduce_family
 
@@ -88,17 +88,16 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
 
         torch_device(device)  # refuse a missing torch or GPU before any work
         run = partial(descend_torch, device=device)
+    if start is not None and family.certified_bound is not None and start < family.certified_bound:
+        raise BracketRangeError(f"--start-rank {start} is below the certified bound r ≥ {family.certified_bound}: "
+                                "no table of that rank solves the family")
     red = reduce_family(family)
     con = constraints(red)
-    A, _ = exponential_start(red)
-    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    U, s, Vt = np.linalg.svd(exponential_start(red), full_matrices=False)
     keep = int((s > s[0] * 1e-12).sum())
     best_pq = (U[:, :keep] * np.sqrt(s[:keep]), Vt[:keep].T * np.sqrt(s[:keep]))
     top = min(start, keep) if start is not None else keep
     low = max(1, lowest if lowest is not None else (family.certified_bound or 1))
-    if start is not None and family.certified_bound is not None and start < family.certified_bound:
-        raise BracketRangeError(f"--start-rank {start} is below the certified bound r ≥ {family.certified_bound}: "
-                                "no table of that rank solves the family")
     if low > top:
         raise BracketRangeError(f"nothing to search: the lower end {low} is above the upper end {top} "
                                 f"(the exponential start's rank is {keep})")
@@ -162,7 +161,7 @@ def _start_loss(con, r: int, attempt, kappa: float) -> float:
     """The loss at an attempt's first step (the warm start's truncation, or the seed's random start)."""
     _, s_, begin = attempt
     P, Q = begin if begin is not None else random_start(con, r, s_)
-    return violations(con, P @ Q.T, kappa, 1e-4)[0]
+    return violations(con, P @ Q.T, kappa, FLOOR)[0]
 
 
 def write_solution(solution: Solution, out_dir: str) -> str:

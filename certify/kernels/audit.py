@@ -246,11 +246,10 @@ def all_pairs_nonnegative(table: KernelTable) -> dict:
     rows = list(range(n))
     table.prepare(rows)
     A = table.alpha_block(rows, rows)
-    zero = 0
     negative, first = 0, None
     ncols = A.ncols()
     for k, a in enumerate(A.entries()):
-        if a < zero:
+        if a < 0:
             negative += 1
             if first is None:
                 first = {"x": _bits(table.tokens[k // ncols], table.m), "z": _bits(table.tokens[k % ncols], table.m),

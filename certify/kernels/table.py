@@ -134,26 +134,8 @@ class KernelTable:
         return _from_json_object(raw)
 
     def check_work(self, queries: int, tokens: int) -> None:
-        """Refuse, before converting anything, a check of ``queries`` × ``tokens`` beyond the limits.
-
-        The entries a check converts: the kernel's ``Q × T`` block, or ``(Q + T)·r`` factor
-        entries (and ``Q·T·r`` multiply-adds to form the block); the readout's ``Q × T``
-        (one-hot) or ``(Q + T)·d_v`` entries (and ``Q·T·d_v`` multiply-adds), and ``Q`` of ``beta``.
-        """
-        Q, T = queries, tokens
-        if "kernel" in self.fields:
-            entries, work = Q * T, 0
-        else:
-            entries, work = (Q + T) * self.width, Q * T * self.width
-        if self.has_readout:
-            entries += Q + (Q * T if self.value_width is None else (Q + T) * self.value_width)
-            if self.value_width is not None:
-                work += Q * T * self.value_width  # the readout block w·valuesᵀ
-        if entries > MAX_EXACT_ENTRIES or work > MAX_PRODUCT_WORK:
-            raise TableFormatError(
-                f"checking {Q:,} query tokens × {T:,} tokens of this table needs {entries:,} exact entries"
-                + (f" and {work:,} multiply-adds" if work else "")
-                + f"; at most {MAX_EXACT_ENTRIES:,} and {MAX_PRODUCT_WORK:,} (docs/kernel-table-format.md, limits)")
+        """Refuse, before converting anything, a check of ``queries`` × ``tokens`` beyond the limits (:func:`check_work`)."""
+        check_work(queries, tokens, None if "kernel" in self.fields else self.width, self.has_readout, self.value_width)
 
     def entry(self, name: str, i: int, j: int | None = None) -> Fraction:
         """One entry of a numeric field, exactly (``j`` omitted for ``beta``)."""
@@ -345,6 +327,30 @@ def _from_json_object(raw: Any) -> KernelTable:
         fields[name] = _Matrix(name, v, shape)
     widths = [None if k not in raw else [x if type(x) is int else str(x) for x in raw[k]] for k in ("heads", "value_heads")]
     return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths))
+
+
+def check_work(queries: int, tokens: int, width: int | None, has_readout: bool, value_width: int | None) -> None:
+    """Refuse (:class:`TableFormatError`) a check of ``queries`` × ``tokens`` beyond the limits, from the shapes alone.
+
+    The entries a check converts: the kernel's ``Q × T`` block (``width`` ``None``: the
+    kernel given directly), or ``(Q + T)·r`` factor entries (and ``Q·T·r`` multiply-adds to
+    form the block); the readout's ``Q × T`` (one-hot, ``value_width`` ``None``) or
+    ``(Q + T)·d_v`` entries (and ``Q·T·d_v`` multiply-adds), and ``Q`` of ``beta``.
+    """
+    Q, T = queries, tokens
+    if width is None:
+        entries, work = Q * T, 0
+    else:
+        entries, work = (Q + T) * width, Q * T * width
+    if has_readout:
+        entries += Q + (Q * T if value_width is None else (Q + T) * value_width)
+        if value_width is not None:
+            work += Q * T * value_width  # the readout block w·valuesᵀ
+    if entries > MAX_EXACT_ENTRIES or work > MAX_PRODUCT_WORK:
+        raise TableFormatError(
+            f"checking {Q:,} query tokens × {T:,} tokens of this table needs {entries:,} exact entries"
+            + (f" and {work:,} multiply-adds" if work else "")
+            + f"; at most {MAX_EXACT_ENTRIES:,} and {MAX_PRODUCT_WORK:,} (docs/kernel-table-format.md, limits)")
 
 
 def loads_json(data: bytes | str) -> KernelTable:
