@@ -144,6 +144,15 @@ def plot_doc(doc: Path, path: Path = PLOT) -> None:
     print(f"wrote {path}", flush=True)
 
 
+def _upper_cell(r: dict) -> str:
+    """The table's upper-side cell of a row the bracket ran on: the linked table, an uncommitted one, or "not found"."""
+    if r.get("upper") is None:
+        return "not found"
+    if r.get("upper_table"):
+        return f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})"
+    return f"r ≤ {r['upper']} (table not committed)"
+
+
 def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int | None, scratch: Path) -> None:
     """Run the bracket on the committed certificates of ``ms`` and rewrite only their upper-side cell and note."""
     for m in ms:
@@ -152,14 +161,13 @@ def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int |
         head, rest = text.split(BEGIN, 1)
         block, tail = rest.split(END, 1)
         lines = block.splitlines()
-        tried = ", ".join(f"{t['rank']} {'found' if t.get('found', t['verified']) else 'not found'}" for t in r["upper_tried"])
+        tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in r["upper_tried"])
+        cell = _upper_cell(r)
         if r["upper"] is None:
-            cell, note = "not found", ""
+            note = ""
         elif r["upper_table"]:
-            cell = f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})"
             note = f"entries multiples of 1/{r['upper_denominator']:,}"
         else:
-            cell = f"r ≤ {r['upper']} (table not committed)"
             note = (f"the table ({r['upper_bytes'] / 2**20:.1f} MiB, entries multiples of 1/{r['upper_denominator']:,}) "
                     "is not committed: the command remakes it")
         say = (f"; upper side `certify bracket docs/results/m{m}.cert.json{r['upper_options']}`: ranks tried {tried}; "
@@ -237,9 +245,8 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
                 f"square-kernel, b = {arg['b']}, g = {arg['g']}, μ = [{', '.join(arg['mu'])}]")
         plan = "; ".join(f"{d} → {'+'.join(map(str, g))} ({f})" for d, g, f, _ in r["plan"])
         cert = f"[{r['bytes'] / 1024:,.0f} KiB]({Path(r['file']).relative_to('docs')})" if r["file"] else f"{r['bytes'] / 1024:,.0f} KiB"
-        up = (f"[r ≤ {r['upper']}]({Path(r['upper_table']).relative_to('docs')})" if r.get("upper_table") else
-              f"r ≤ {r['upper']} (table not committed)" if r.get("upper") else
-              r["upper_kept"][0] if r.get("upper_kept") else "not found" if "upper_s" in r else "—")
+        up = (_upper_cell(r) if r.get("upper") else r["upper_kept"][0] if r.get("upper_kept") else
+              _upper_cell(r) if "upper_s" in r else "—")
         lines.append(
             f"| {r['m']} | **r ≥ {r['bound']}** | {up} | {step} | r ≥ {r.get('trace_frobenius', r['bound'])} | "
             f"{r['ratio_float']:.3f} | {r['code']} | {r['t']:,} | {plan} | "
