@@ -338,3 +338,42 @@ def test_check_kernel_all_pairs_sees_a_negative_alpha_that_the_family_never_uses
     assert proc.returncode == 1
     n = len(doc["tokens"])
     assert f"of the {n} × {n} pairs of the table's tokens, first α(" in proc.stdout and f", {extra})" in proc.stdout
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _jump(x: int, r1: int, r2: int) -> tuple[str, str, str]:
+    """A 6-bit jump ``(x, y, z)``: ``z`` shares ``u ≥ 2`` bits with ``x`` (``x`` itself when ``r1`` picks fewer),
+    ``y`` all of ``x``'s complement and at most ``u − 2`` of those bits (so the gap is ≥ 2)."""
+    z = x & r1 if (x & r1).bit_count() >= 2 else x
+    inner = z & r2
+    y = (~x & 63) | (inner if inner.bit_count() <= z.bit_count() - 2 else 0)
+    bits = lambda v: format(v, "06b")  # noqa: E731
+    return bits(x), bits(y), bits(z)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.builds(_jump, st.sampled_from([v for v in range(64) if v.bit_count() >= 2]), st.integers(0, 63),
+                          st.integers(0, 63)), min_size=1, max_size=8),
+       st.integers(0, 3))
+def test_fuzz_random_families_are_refused_or_bracketed_with_a_table_that_verifies(tmp_path_factory, triples, seed):
+    """Random 6-bit witness families of random jumps (queries that are keys of others included): the search either refuses the family
+    (ReductionError, exit 2 in the CLI) or ends; a claimed table always passes check-kernel and --all-pairs."""
+    from certify.bracket import BracketRangeError
+    from certify.kernels.audit import all_pairs_nonnegative
+    from certify.kernels.families import FamilyFormatError
+
+    path = _family_file(tmp_path_factory.mktemp("fz") / "f.json", triples)
+    try:
+        family = load_family(path)
+        res = upper_side(family, seed=seed, iterations=300, budget=900, restarts=1)
+    except (FamilyFormatError, ReductionError, BracketRangeError):
+        return
+    if res.best is not None:
+        kt = KernelTable.from_dict(res.best.table)
+        rep = check_kernel(kt, family)
+        assert rep.solves is True and rep.kernel_rank == res.best.kernel_rank
+        assert all_pairs_nonnegative(kt)["negative"] == 0
+        assert family.certified_bound is None or res.best.kernel_rank >= family.certified_bound
