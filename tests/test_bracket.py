@@ -377,3 +377,113 @@ def test_fuzz_random_families_are_refused_or_bracketed_with_a_table_that_verifie
         assert rep.solves is True and rep.kernel_rank == res.best.kernel_rank
         assert all_pairs_nonnegative(kt)["negative"] == 0
         assert family.certified_bound is None or res.best.kernel_rank >= family.certified_bound
+
+
+# --------------------------------------------------------------------------- --method boxes (docs/math.md §12, "A box of sufficient values")
+
+def _box_premise_holds(red, LO, HI, kappa, a_max):
+    """The premise of the box lemma, exactly (floats read as the rationals they are): every jump at its worst corner."""
+    F = Fraction
+    eta = ETA
+    for i, y, z, d, t in zip(*(v.tolist() for v in (red.jq, red.jy, red.jz, red.jd, red.jt))):
+        a = F(a_max) if red.own[i] >= 0 else F(0)
+        w = int(red.weight[i])
+        if not (1 - eta) * F(LO[i, y]) >= F(kappa) * ((w - t - 1 + eta) * a + (d - 1 + eta) * F(HI[i, z])):
+            return False
+    for i, k, o in zip(red.pq.tolist(), red.pk.tolist(), red.po.tolist()):
+        a = F(a_max) if red.own[i] >= 0 else F(0)
+        if not 2 * (1 - eta) * F(LO[i, k]) >= F(kappa) * (int(red.weight[i]) - o - 1 + eta) * a:
+            return False
+    return True
+
+
+def _random_in_box(LO, HI, rng):
+    """A random matrix inside the box (unbounded entries capped at LO + 1), as exact rationals."""
+    top = np.minimum(HI, LO + 1.0)
+    A = LO + rng.random(LO.shape) * (top - LO)
+    return [[Fraction(float(v)) for v in row] for row in A]
+
+
+@pytest.mark.parametrize("path", [PAPER, DIRECT, M12])
+def test_every_matrix_in_the_box_meets_the_sufficient_conditions(path):
+    """The box lemma: its premise holds exactly at every jump's worst corner, and random points of the box and its
+    lower corner meet (Y) and (W) exactly (so a found matrix needs no luck, only the rounding's room)."""
+    from certify.bracket.boxes import A_MAX, KAPPA, boxes
+
+    red = reduce_family(load_family(path))
+    con = constraints(red)
+    LO, HI = boxes(red, con)
+    assert (LO <= HI).all() and (LO > 0).all()
+    assert _box_premise_holds(red, LO, HI, KAPPA, A_MAX)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        assert _conditions(red, _random_in_box(LO, HI, rng))
+    assert _conditions(red, [[Fraction(float(v)) for v in row] for row in LO])  # the lower corner
+
+
+def test_an_empty_box_is_refused_with_the_entry_named():
+    from certify.bracket.boxes import boxes
+
+    red = reduce_family(load_family(M12))
+    with pytest.raises(ReductionError, match=r"the box is empty at query token \d+, key \d+"):
+        boxes(red, constraints(red), a_max=0.5)  # (Y) then asks more of a key than its jump allows
+
+
+def test_method_boxes_finds_a_verified_table_and_says_so(tmp_path):
+    proc = run_cli("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
+                   "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "bracket.json").read_text())
+    r = doc["upper"]
+    assert doc["method"] == "boxes" and doc["max_work"] is None and doc["lower"] == 12 and 13 <= r <= 16
+    assert f"upper       r ≤ {r}:" in proc.stdout and "(alternating projections, seed 0, 1 restart" in proc.stdout
+    check = run_cli("check-kernel", str(tmp_path / f"rank{r}.table.json"), "--family", DIRECT, "--all-pairs")
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_method_boxes_runs_on_numpy_only():
+    proc = run_cli("bracket", DIRECT, "--method", "boxes", "--device", "cpu")
+    assert proc.returncode == 2 and "--method boxes runs on numpy only" in proc.stderr
+
+
+def test_max_work_bounds_the_exact_check_both_ways(tmp_path):
+    """check-kernel --max-work: below the table's need the check is refused (exit 2, naming the option); the default
+    takes it. bracket passes it to its exact check: below the need nothing is claimed."""
+    table = str(ROOT / "docs" / "results" / "bracket" / "rank_nine_paper.rank13.table.json")
+    low = run_cli("check-kernel", table, "--family", PAPER, "--max-work", "1000")
+    assert low.returncode == 2 and "at most" in low.stderr and "1,000" in low.stderr and "--max-work raises" in low.stderr
+    assert run_cli("check-kernel", table, "--family", PAPER).returncode == 0
+    proc = run_cli("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
+                   "--max-work", "1000")
+    assert proc.returncode == 1 and "beyond the exact check's limits" in proc.stdout
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.builds(_jump, st.sampled_from([v for v in range(64) if v.bit_count() >= 2]), st.integers(0, 63),
+                          st.integers(0, 63)), min_size=1, max_size=8))
+def test_fuzz_method_boxes_on_random_families(tmp_path_factory, triples):
+    """Random 6-bit families: --method boxes refuses the family or its box (ReductionError), or every box it builds
+    meets the lemma's premise exactly and every table it claims passes check-kernel and --all-pairs."""
+    from certify.bracket import BracketRangeError
+    from certify.bracket.boxes import A_MAX, KAPPA, boxes
+    from certify.kernels.audit import all_pairs_nonnegative
+    from certify.kernels.families import FamilyFormatError
+
+    path = _family_file(tmp_path_factory.mktemp("fb") / "f.json", triples)
+    try:
+        family = load_family(path)
+        red = reduce_family(family)
+        con = constraints(red)
+        LO, HI = boxes(red, con)
+    except (FamilyFormatError, ReductionError):
+        return
+    assert _box_premise_holds(red, LO, HI, KAPPA, A_MAX)
+    assert _conditions(red, _random_in_box(LO, HI, np.random.default_rng(1)))
+    try:
+        res = upper_side(family, method="boxes", iterations=300, budget=900, restarts=1)
+    except BracketRangeError:
+        return
+    if res.best is not None:
+        kt = KernelTable.from_dict(res.best.table)
+        assert check_kernel(kt, family).solves is True
+        assert all_pairs_nonnegative(kt)["negative"] == 0

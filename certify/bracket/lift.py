@@ -69,26 +69,30 @@ def lift_table(red: Reduced, P: np.ndarray, Q: np.ndarray, denominator: int, *, 
     return table
 
 
-def checkable(red: Reduced, r: int) -> bool:
-    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its work limits, from the shapes)."""
-    from ..kernels.table import TableFormatError, check_work
+def checkable(red: Reduced, r: int, max_work: int | None = None) -> bool:
+    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its work limits, from the shapes).
+
+    ``max_work``: the multiply-adds allowed (``--max-work``; default the table limit).
+    """
+    from ..kernels.table import MAX_PRODUCT_WORK, TableFormatError, check_work
 
     try:
-        check_work(len(red.queries), len(set(red.queries) | set(red.keys)), r, True, red.m)
+        check_work(len(red.queries), len(set(red.queries) | set(red.keys)), r, True, red.m,
+                   MAX_PRODUCT_WORK if max_work is None else max_work)
     except TableFormatError:
         return False
     return True
 
 
 def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.ndarray,
-                  say: Callable[[str], None] | None = None):
+                  say: Callable[[str], None] | None = None, max_work: int | None = None):
     """``(denominator, table, report)`` of the first rounding the exact check verifies, else ``None``.
 
     A rounding is handed to the exact check only when, evaluated in floats, it still meets
     the conditions without margin (``κ = 1``): on golay24 one exact check is minutes of CPU.
     A table is handed to it only if its kernel is ``≥ 0`` on every pair of its tokens,
     exactly (:func:`certify.kernels.audit.all_pairs_nonnegative`, what ``check-kernel
-    --all-pairs`` computes).
+    --all-pairs`` computes). ``max_work``: as ``check-kernel --max-work``.
     """
     from ..kernels.audit import all_pairs_nonnegative, check_kernel
     from ..kernels.table import KernelTable, TableFormatError
@@ -104,6 +108,8 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
             table = lift_table(red, Pr, Qr, den, readout=readout)
             try:
                 kt = KernelTable.from_dict(table)
+                if max_work is not None:
+                    kt.max_work = max_work
                 negative = all_pairs_nonnegative(kt)["negative"]
                 say(f"α on every pair of the rank-{P.shape[1]} table's tokens (1/{den:,}): {negative:,} negative")
                 if negative:

@@ -64,8 +64,8 @@ class UpperResult:
 
 def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40_000, budget: int = 400_000,
                start: int | None = None, lowest: int | None = None, lr: float = 1e-2, lr_end: float = 1e-4,
-               kappa: float = 1.02, device: str = "numpy",
-               progress: Callable[[str], None] | None = None) -> UpperResult:
+               kappa: float = 1.02, device: str = "numpy", method: str = "adam",
+               max_work: int | None = None, progress: Callable[[str], None] | None = None) -> UpperResult:
     """Bisect ranks between ``lowest`` (default: the certified bound, else 1) and ``start`` (default: the exponential start's).
 
     At each rank: the warm start from the lowest solution found so far (truncated SVD),
@@ -77,7 +77,11 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     the costly high ranks). Stops when the two ends meet or ``budget`` iterations are
     spent; then the exact check runs on the found solutions, lowest first (module docstring).
     ``device``: ``numpy`` (default), or ``cpu``/``cuda`` for the same search on PyTorch
-    (:mod:`certify.bracket.descent_torch`).
+    (:mod:`certify.bracket.descent_torch`). ``method``: ``adam`` (default), or ``boxes`` for
+    alternating projections onto a box of sufficient values (:mod:`certify.bracket.boxes`;
+    numpy only, ``lr`` and ``kappa`` unused: the box has its own margin), one iteration of
+    which counts as one of the budget. ``max_work``: the exact check's multiply-adds
+    (``check-kernel --max-work``; default its limit).
     """
     say = progress or (lambda text: None)
     run = descend
@@ -93,6 +97,17 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
                                 "no table of that rank solves the family")
     red = reduce_family(family)
     con = constraints(red)
+    if method == "boxes":
+        if device != "numpy":
+            raise BracketRangeError("--method boxes runs on numpy only (--device numpy)")
+        from functools import partial
+
+        from .boxes import boxes, project
+
+        LO, HI = boxes(red, con)
+        run = partial(_run_boxes, project, LO, HI)
+    elif method != "adam":
+        raise BracketRangeError(f"unknown --method {method!r} (adam or boxes)")
     U, s, Vt = np.linalg.svd(exponential_start(red), full_matrices=False)
     keep = int((s > s[0] * 1e-12).sum())
     best_pq = (U[:, :keep] * np.sqrt(s[:keep]), Vt[:keep].T * np.sqrt(s[:keep]))
@@ -144,10 +159,10 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     for r in sorted(found):
         entry = next(t for t in result.tried if t["rank"] == r)
         P, Q, s_, used = found[r]
-        if not checkable(red, r):
+        if not checkable(red, r, max_work):
             entry["verified"] = "beyond the exact check's limits"
             continue
-        checked = verify_lifted(family, red, con, P, Q, say)
+        checked = verify_lifted(family, red, con, P, Q, say, max_work)
         entry["verified"] = checked is not None
         if checked is not None:
             den, table, report = checked
@@ -155,6 +170,12 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
             entry["kernel_rank"] = report.kernel_rank
             break
     return result
+
+
+def _run_boxes(project, LO, HI, con, r, seed, iterations, *, start=None, progress=None, **_):
+    """:func:`certify.bracket.boxes.project` with :func:`descend`'s signature (a seeded random start when none is given)."""
+    begin = start if start is not None else random_start(con, r, seed)
+    return project(con, LO, HI, r, iterations, start=begin, progress=progress)
 
 
 def _start_loss(con, r: int, attempt, kappa: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from ..check import EXIT_VERIFIED
+from ..kernels.table import MAX_WORK_OPTION
 from .common import Contradiction, InputError, cli, strict_json
 
 
@@ -27,11 +28,17 @@ from .common import Contradiction, InputError, cli, strict_json
 @click.option("--device", type=click.Choice(["numpy", "cpu", "cuda"]), default="numpy", show_default=True,
               help="Where the float search runs: numpy, or PyTorch on the CPU or a GPU (optional extra torch); the "
                    "exact check is the same.")
+@click.option("--method", type=click.Choice(["adam", "boxes"]), default="adam", show_default=True,
+              help="The float search: Adam on the conditions' violations, or alternating projections between a box "
+                   "of sufficient values and the rank-r matrices (faster on large families, numpy only; "
+                   "docs/math.md §12).")
+@click.option("--max-work", "max_work", type=click.IntRange(1, MAX_WORK_OPTION), metavar="N",
+              help="Multiply-adds the exact check may spend (as check-kernel --max-work; default 10⁹).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the best verified table (rank<r>.table.json) and bracket.json into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bracket/2).")
-def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, start, lowest, device, out_dir,
-                as_json) -> int:
+def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, start, lowest, device, method, max_work,
+                out_dir, as_json) -> int:
     """Both sides: the certified r ≥ L of a family and a verified solving table of rank U.
 
     FAMILY is a certificate (any kind, compact ones included: the family is never listed)
@@ -77,7 +84,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     bar = Progress("certify bracket")
     try:
         result = upper_side(family, seed=seed, restarts=restarts, iterations=iterations, budget=budget, start=start,
-                            lowest=lowest, device=device, progress=lambda text: bar.update(None, text))
+                            lowest=lowest, device=device, method=method,
+                            max_work=max_work, progress=lambda text: bar.update(None, text))
     except ReductionError as exc:
         raise InputError(f"{family.source}: {exc}") from None
     except BracketRangeError as exc:
@@ -106,7 +114,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         "readout": None if best is None else ("fixed" if "w" in best.table else "exact LP"),
         "exponential_rank": result.exponential_rank, "start_rank": result.start_rank,
         "lowest_rank": result.lowest_rank,
-        "device": device, "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
+        "device": device, "method": method, "max_work": max_work,
+        "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
         "iterations": result.iterations, "budget_exhausted": result.budget_exhausted,
         "tried": result.tried,
         "check_kernel": None if best is None else best.report.to_json(),
@@ -133,7 +142,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     exact = "; ".join(f"rank {t['rank']}: " + ("verified" if t["verified"] is True else "the rounded table failed it"
                                               if t["verified"] is False else str(t["verified"])) for t in checks)
     spent = (f"{result.iterations:,} iterations of {budget:,}" + (", budget spent" if result.budget_exhausted else "")
-             + f" (seed {seed}, {restarts} restart{'s' if restarts != 1 else ''}, ≤ {iterations:,} per start)")
+             + f" ({'alternating projections, ' if method == 'boxes' else ''}seed {seed}, {restarts} restart{'s' if restarts != 1 else ''}, ≤ {iterations:,} per start)")
     if best is None:
         click.echo("  upper       no verified table found")
         click.echo(f"  search      ranks tried: {tried}; {spent}")
@@ -156,7 +165,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
                    f" --family {code_spec}" if code_spec in NAMED_FAMILIES and code_spec != "rank-nine" else
                    f" --family CERT, CERT written by certify rank-bound --code {code_spec} --chains best" if code_spec
                    else "")
-        click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against} --all-pairs)")
+        work = f" --max-work {max_work}" if max_work is not None else ""
+        click.echo(f"  wrote       {table_path} (check it: certify check-kernel {table_path}{against} --all-pairs{work})")
     return EXIT_VERIFIED
 
 

@@ -6,6 +6,7 @@ import os
 import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED
+from ..kernels.table import MAX_WORK_OPTION
 from .common import Contradiction, InputError, cli, strict_json
 
 
@@ -27,9 +28,12 @@ from .common import Contradiction, InputError, cli, strict_json
 @click.option("--all-pairs", is_flag=True,
               help="Also compute α on every pair of the table's tokens, exactly: exit 1 if any is negative (the model "
                    "of docs/math.md §2 asks α ≥ 0 on all pairs; the family's checks look only at the pairs it uses).")
+@click.option("--max-work", "max_work", type=click.IntRange(1, MAX_WORK_OPTION), metavar="N",
+              help="Multiply-adds the check may spend forming α and g from the table's factors (default 10⁹, at most "
+                   "10¹¹; docs/kernel-table-format.md, limits, has what a golay24 check above the default costs).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
 def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None, search_readout: bool, clip: str | None,
-                     first_failure: bool, all_pairs: bool, as_json: bool) -> int:
+                     first_failure: bool, all_pairs: bool, max_work: int | None, as_json: bool) -> int:
     """Check a kernel table (.npz or .json) against a witness family, exactly.
 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
@@ -50,9 +54,9 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
             fam = family_of_code(code_spec)
         except FamilyFormatError as exc:
             raise InputError(str(exc)) from None
-        code, result = verdict(table, fam, search_readout, tol, first_failure, all_pairs)
+        code, result = verdict(table, fam, search_readout, tol, first_failure, all_pairs, max_work)
     else:
-        code, result = run_check(table, family_path, search_readout, tol, first_failure, all_pairs)
+        code, result = run_check(table, family_path, search_readout, tol, first_failure, all_pairs, max_work)
     if isinstance(result, str):
         raise (InputError if code == EXIT_MALFORMED else Contradiction)(result)
     if as_json:

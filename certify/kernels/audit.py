@@ -259,7 +259,7 @@ def all_pairs_nonnegative(table: KernelTable) -> dict:
 
 def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False,
               clip: Fraction | None = None, first_failure: bool = False,
-              all_pairs: bool = False) -> tuple[int, KernelReport | str]:
+              all_pairs: bool = False, max_work: int | None = None) -> tuple[int, KernelReport | str]:
     """``certify check-kernel`` without the printing: ``(exit code, report)`` or ``(exit code, one-line reason)``.
 
     Exit 0: the table's readout solves the family (kernel only: some readout exists);
@@ -271,12 +271,12 @@ def run_check(table_path: str, family_path: str | None = None, search_readout: b
         family = load_family(family_path)
     except FamilyFormatError as exc:
         return 2, str(exc)
-    return verdict(table_path, family, search_readout, clip, first_failure, all_pairs)
+    return verdict(table_path, family, search_readout, clip, first_failure, all_pairs, max_work)
 
 
 def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
             clip: Fraction | None = None, first_failure: bool = False,
-            all_pairs: bool = False) -> tuple[int, KernelReport | str]:
+            all_pairs: bool = False, max_work: int | None = None) -> tuple[int, KernelReport | str]:
     """:func:`run_check` with the family already loaded (for many tables against one family)."""
     from .table import load_table
 
@@ -285,6 +285,8 @@ def verdict(table_path: str, family: FamilySpec, search_readout: bool = False,
             table = load_table(table_path)
     except TableFormatError as exc:
         return 2, str(exc)
+    if max_work is not None:
+        table.max_work = max_work
     return table_verdict(table, family, search_readout, clip, first_failure, all_pairs)
 
 

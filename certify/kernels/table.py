@@ -50,6 +50,7 @@ MAX_FILE_BYTES = 2**30  # an .npz archive on disk
 MAX_JSON_BYTES = 256 * 2**20
 MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks)
 MAX_PRODUCT_WORK = 10**9  # Q·T·(r + d_v) multiply-adds to form the family's blocks of α (and g) from factors
+MAX_WORK_OPTION = 10**11  # the most ``check-kernel --max-work`` may allow (the user's explicit choice)
 MAX_BLOCK_ENTRIES = 2 * 10**7  # exact_predictions: entries of the α and g blocks of all heads, held at once
 MAX_PREDICTION_TERMS = 2 * 10**7  # several heads: inputs × length × H terms of the predictions
 MAX_RANK_SECONDS = 60  # predicted time to prove the kernel rank's upper bound (frobenius.predicted_upper_seconds)
@@ -93,6 +94,8 @@ class KernelTable:
         self.value_heads = value_heads
         #: ``--clip-negative-alpha TOL``: entries of ``α`` in ``[−TOL, 0)`` are read as 0 (:meth:`clip_negative_alpha`).
         self.clip: Fraction | None = None
+        #: The multiply-adds a check may spend forming blocks from factors (``check-kernel --max-work``).
+        self.max_work = MAX_PRODUCT_WORK
         self.clipped = 0  # entries the last alpha_block set to 0 (several heads: the last block of each head, summed)
         self._clipped_by_head: dict[int | None, int] = {}
 
@@ -135,7 +138,8 @@ class KernelTable:
 
     def check_work(self, queries: int, tokens: int) -> None:
         """Refuse, before converting anything, a check of ``queries`` × ``tokens`` beyond the limits (:func:`check_work`)."""
-        check_work(queries, tokens, None if "kernel" in self.fields else self.width, self.has_readout, self.value_width)
+        check_work(queries, tokens, None if "kernel" in self.fields else self.width, self.has_readout, self.value_width,
+                   self.max_work)
 
     def entry(self, name: str, i: int, j: int | None = None) -> Fraction:
         """One entry of a numeric field, exactly (``j`` omitted for ``beta``)."""
@@ -329,13 +333,16 @@ def _from_json_object(raw: Any) -> KernelTable:
     return KernelTable(tokens, m, fields, delta, *_check_heads(fields, *widths))
 
 
-def check_work(queries: int, tokens: int, width: int | None, has_readout: bool, value_width: int | None) -> None:
+def check_work(queries: int, tokens: int, width: int | None, has_readout: bool, value_width: int | None,
+               max_work: int = MAX_PRODUCT_WORK) -> None:
     """Refuse (:class:`TableFormatError`) a check of ``queries`` × ``tokens`` beyond the limits, from the shapes alone.
 
     The entries a check converts: the kernel's ``Q × T`` block (``width`` ``None``: the
     kernel given directly), or ``(Q + T)·r`` factor entries (and ``Q·T·r`` multiply-adds to
     form the block); the readout's ``Q × T`` (one-hot, ``value_width`` ``None``) or
     ``(Q + T)·d_v`` entries (and ``Q·T·d_v`` multiply-adds), and ``Q`` of ``beta``.
+    ``max_work``: the multiply-adds allowed (``check-kernel --max-work``; default
+    :data:`MAX_PRODUCT_WORK`).
     """
     Q, T = queries, tokens
     if width is None:
@@ -346,11 +353,13 @@ def check_work(queries: int, tokens: int, width: int | None, has_readout: bool, 
         entries += Q + (Q * T if value_width is None else (Q + T) * value_width)
         if value_width is not None:
             work += Q * T * value_width  # the readout block w·valuesᵀ
-    if entries > MAX_EXACT_ENTRIES or work > MAX_PRODUCT_WORK:
+    if entries > MAX_EXACT_ENTRIES or work > max_work:
         raise TableFormatError(
             f"checking {Q:,} query tokens × {T:,} tokens of this table needs {entries:,} exact entries"
             + (f" and {work:,} multiply-adds" if work else "")
-            + f"; at most {MAX_EXACT_ENTRIES:,} and {MAX_PRODUCT_WORK:,} (docs/kernel-table-format.md, limits)")
+            + f"; at most {MAX_EXACT_ENTRIES:,} and {max_work:,}"
+            + (" (docs/kernel-table-format.md, limits; --max-work raises the second)" if work > max_work else
+               " (docs/kernel-table-format.md, limits)"))
 
 
 def loads_json(data: bytes | str) -> KernelTable:

@@ -91,22 +91,29 @@ def theorem1(m: int) -> tuple[str, str]:
 MAX_COMMITTED_TABLE = 2**20
 
 
-def upper(m: int, path: Path, iterations: int | None = None, budget: int | None = None,
-          scratch: Path | None = None) -> dict:
-    """``certify bracket`` on the certificate at ``path`` (its defaults, or ``--iterations``/``--budget``): the verified table, written.
+#: ``upper_side`` keyword → ``certify bracket`` option, for the options ``--bracket-*`` pass on.
+BRACKET_FLAGS = {"method": "--method", "start": "--start-rank", "restarts": "--restarts", "iterations": "--iterations",
+                 "budget": "--budget", "max_work": "--max-work"}
 
+
+def upper(m: int, path: Path, iterations: int | None = None, budget: int | None = None,
+          scratch: Path | None = None, **more) -> dict:
+    """``certify bracket`` on the certificate at ``path`` (its defaults, or the options given): the verified table, written.
+
+    ``more``: ``method``, ``start``, ``restarts``, ``max_work`` (:data:`BRACKET_FLAGS`).
     A table over :data:`MAX_COMMITTED_TABLE` bytes goes to ``scratch`` instead of docs/results/bracket.
     """
     from certify.bracket import upper_side, write_solution
     from certify.kernels.audit import load_family
 
-    options = {k: v for k, v in (("iterations", iterations), ("budget", budget)) if v is not None}
+    options = {k: v for k, v in ({"iterations": iterations, "budget": budget} | more).items() if v is not None}
+    options = {k: options[k] for k in BRACKET_FLAGS if k in options}  # the command's order, whatever the caller's
     t0 = time.perf_counter()
     family = load_family(str(path))
     result = upper_side(family, **options)
     seconds = time.perf_counter() - t0
     best = result.best
-    flags = "".join(f" --{k} {v}" for k, v in options.items())
+    flags = "".join(f" {BRACKET_FLAGS[k]} {v}" for k, v in options.items())
     common = {"upper_s": seconds, "upper_iterations": result.iterations, "upper_options": flags,
               "upper_tried": result.tried}
     if best is None:
@@ -153,10 +160,11 @@ def _upper_cell(r: dict) -> str:
     return f"r ≤ {r['upper']} (table not committed)"
 
 
-def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int | None, scratch: Path) -> None:
+def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int | None, scratch: Path,
+                 **more) -> None:
     """Run the bracket on the committed certificates of ``ms`` and rewrite only their upper-side cell and note."""
     for m in ms:
-        r = upper(m, ROOT / "docs" / "results" / f"m{m}.cert.json", iterations, budget, scratch)
+        r = upper(m, ROOT / "docs" / "results" / f"m{m}.cert.json", iterations, budget, scratch, **more)
         text = doc.read_text(encoding="utf-8")  # read now: the doc may have been edited while the bracket ran
         head, rest = text.split(BEGIN, 1)
         block, tail = rest.split(END, 1)
@@ -340,6 +348,10 @@ def main() -> None:
                     help="Only redraw docs/results.png from the doc's table (every run redraws it at the end).")
     ap.add_argument("--bracket-iterations", type=int, default=None, help="certify bracket --iterations (default: its own).")
     ap.add_argument("--bracket-budget", type=int, default=None, help="certify bracket --budget (default: its own).")
+    ap.add_argument("--bracket-method", choices=["adam", "boxes"], default=None, help="certify bracket --method.")
+    ap.add_argument("--bracket-start-rank", type=int, default=None, help="certify bracket --start-rank.")
+    ap.add_argument("--bracket-restarts", type=int, default=None, help="certify bracket --restarts.")
+    ap.add_argument("--bracket-max-work", type=int, default=None, help="certify bracket --max-work.")
     ap.add_argument("--keep-brackets", action="store_true",
                     help="For a row not bracketed in this run whose code and chain plan (so whose family) are those "
                          "of the certificate it replaces, keep the doc's upper-side cell and note for it (the "
@@ -366,7 +378,8 @@ def main() -> None:
     scratch.mkdir(parents=True, exist_ok=True)
     if args.bracket_only:
         bracket_only(args.doc, list(range(args.m_from, args.m_to + 1, args.step)), args.bracket_iterations,
-                     args.bracket_budget, scratch)
+                     args.bracket_budget, scratch, method=args.bracket_method, start=args.bracket_start_rank,
+                     restarts=args.bracket_restarts, max_work=args.bracket_max_work)
     if args.bracket_only or args.plot_only:
         plot_doc(args.doc)
         return

@@ -1,0 +1,157 @@
+"""The second search of the reduced matrix: alternating projections between a box and the rank-r matrices (docs/math.md §12, "A box of sufficient values").
+
+Theorem 12.1 (b) is a set of linear inequalities per row of the reduced matrix, and they
+couple entries only along the row's jumps (a jump's better key ``y`` bounds its worse key
+``z``). Fixing, for every entry, an interval ``[LO, HI]`` such that *every* matrix inside
+the box meets the conditions with the margin ``κ`` turns them into bounds on single
+entries (:func:`boxes`):
+
+* the scale key of a row: ``1``; the query's own entry ``a_S`` (when it is a key):
+  ``[1.5·floor, a_max]``;
+* a jump's worse key ``z``: at most ``((1−η)·LO[y]/κ − (w−t−1+η)·a_max)/(d−1+η)``, from its
+  better key's lower end; a key that is itself a better key: at least ``θ`` times its
+  upper end, so that its own jumps have room (``θ·1`` for one that is no jump's worse key);
+* every entry of the block: at least ``1.5·floor`` (room for the rounding: the table's
+  kernel must be ``≥ 0`` on every pair); every used pair also at least
+  ``κ·(w−o−1+η)·a_max / (2(1−η))`` (condition (Y)); no upper end unless one of the above.
+
+The box is built top down from the scale key, one jump depth at a time; an empty box
+(``LO > HI`` somewhere) is refused with the entry named. Then :func:`project` alternates
+two steps: the entries moved into the box and past it (over-relaxed: ``A + (1 + ω)·(clip(A) −
+A)``, ``ω`` up to :data:`RELAX`, halved whenever the distance to the box grew; ``ω = 0``
+is the plain projection, whose distance to the box
+never grows but which crawls near the lowest ranks), and the factors ``P`` (then ``Q``)
+refitted by least squares to that target — the exact minimizer over one factor, so there
+is no step size. A rank is
+*found* when every condition holds in floats with the margin :data:`STOP` and every
+entry of the block is positive (a little stricter than the test of
+:func:`certify.bracket.descent.descend`: the projections stop at the first iterate
+inside, which has no room left for the rounding otherwise). The box is a choice of the search, not part of any
+claim: the exact check of :mod:`certify.bracket.lift` decides.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .descent import FLOOR, Constraints, violations
+from .reduced import ETA, Reduced, ReductionError
+
+__all__ = ["A_MAX", "THETA", "KAPPA", "RELAX", "STOP", "inside", "boxes", "project"]
+
+#: The upper end of ``a_S = α(x_S, x_S)`` in rows whose own token is a key: small, so that (Y) costs the other keys little.
+A_MAX = 5e-4
+#: A better key's lower end, as a share of its upper end.
+THETA = 0.8
+#: A relative slack on the box's computed ends, so that its premise holds exactly despite the floats' rounding (tested).
+SAFE = 1e-9
+#: The over-relaxation ``ω`` of the box step (golay24 at rank 185 from the rank-220 solution: distance² to the box
+#: 1.61 after 300 iterations with ω = 0, 0.43 with ω = 1, 0.059 with ω = 3).
+RELAX = 3.0
+#: The margin of the stopping test (below the box's, so that the iterates reach it).
+STOP = 1.01
+#: The box's margin on every condition (Theorem 12.1 (b) with its right-hand sides multiplied by κ).
+KAPPA = 1.05
+
+
+def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float = THETA, a_max: float = A_MAX,
+          floor: float = FLOOR) -> tuple[np.ndarray, np.ndarray]:
+    """``(LO, HI)``, dense ``queries × keys``: every matrix between them meets Theorem 12.1 (b) with margin ``kappa``.
+
+    Raises :class:`~certify.bracket.reduced.ReductionError` when the box is empty at some
+    entry (its query and key named), or when a jump's better key is never reached from the
+    row's scale key (a cycle of jumps).
+    """
+    eta = float(ETA)
+    Qn, K = con.shape
+    rows = np.arange(Qn)
+    has_a = con.own >= 0
+    amax = np.where(has_a, a_max, 0.0)
+    LO = np.full((Qn, K), 1.5 * floor)  # every entry of the block: room above the floor, for the rounding
+    HI = np.full((Qn, K), np.inf)
+    LO[con.used] = np.maximum(LO[con.used], (kappa * a_max / (2 * (1 - eta))) * con.cpa[con.used] * (1 + SAFE))
+    own_rows = rows[has_a]
+    HI[own_rows, con.own[has_a]] = a_max
+    parents = np.zeros(Qn * K, dtype=bool)
+    parents[red.jq * K + red.jy] = True
+    parents = parents.reshape(Qn, K)
+    # A better key that no jump bounds: any level between θ and … (the scale key is 1).
+    free = parents & ~con.jump
+    LO[free] = np.maximum(LO[free], theta)
+    LO[rows, con.root] = 1.0
+    HI[rows, con.root] = 1.0
+    known = free.copy()
+    known[rows, con.root] = True
+    flat_parent = red.jq * K + red.jy
+    flat_z = red.jq * K + red.jz
+    done = np.zeros(len(flat_z), dtype=bool)
+    lo, hi, kn = LO.ravel(), HI.ravel(), known.ravel()
+    cz, ca, par = con.cz.ravel(), con.ca.ravel(), parents.ravel()
+    while not done.all():
+        ready = ~done & kn[flat_parent] & ~kn[flat_z]
+        if not ready.any():  # one jump per worse key, so only a cycle of jumps leaves some unreached
+            j = int(np.flatnonzero(~done)[0])
+            raise ReductionError(f"--method boxes: query token {red.jq[j]}'s jump to key {red.jz[j]} is not "
+                                 "reached from its scale key (the jumps form a cycle)")
+        z = flat_z[ready]
+        bound = ((1 - eta) * lo[flat_parent[ready]] / kappa - ca[z] * amax[red.jq[ready]]) / cz[z] * (1 - SAFE)
+        hi[z] = np.minimum(hi[z], bound)
+        inner = par[z]
+        lo[z[inner]] = np.maximum(lo[z[inner]], theta * hi[z[inner]])
+        kn[z] = True
+        done |= ready
+    bad = np.flatnonzero(lo > hi)
+    if len(bad):
+        q, k = divmod(int(bad[0]), K)
+        raise ReductionError(f"--method boxes: the box is empty at query token {q}, key {k} "
+                             f"([{lo[bad[0]]:.3g}, {hi[bad[0]]:.3g}]; {len(bad):,} entries in all)")
+    return LO, HI
+
+
+def inside(con: Constraints, A: np.ndarray, floor: float = FLOOR) -> bool:
+    """The stopping test: Theorem 12.1 (b) with margin :data:`STOP`, the floor on used pairs, every entry positive."""
+    return A.min() > 0 and violations(con, A, STOP, floor, scale=False)[0] == 0.0
+
+
+def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations: int, *, start,
+            floor: float = FLOOR, relax: float = RELAX, check_every: int = 10, progress=None):
+    """Alternating projections from ``start`` (factors of width ``r``); ``(P, Q, iterations used, loss)``.
+
+    One iteration refits ``P`` to the over-relaxed box step of ``P Qᵀ`` (module docstring),
+    then ``Q`` likewise (least squares). Every ``check_every`` iterations the stopping test
+    (:func:`inside`) runs, and the search stops with loss 0 when it holds; otherwise the
+    loss returned is the squared distance of ``P Qᵀ`` to the box (``inf`` if the factors
+    overflowed, which ends the start). Deterministic: no randomness after the start.
+    """
+    P, Q = (np.array(a, dtype=float) for a in start)
+    ridge = 1e-12
+    gap = float("inf")
+    omega = relax
+    used = 0
+    for it in range(1, iterations + 1):
+        used = it
+        A = P @ Q.T
+        if it % check_every == 1 or check_every == 1:
+            if inside(con, A, floor):
+                return P, Q, it, 0.0
+        T = np.clip(A, LO, HI)
+        last, gap = gap, float(np.vdot(A - T, A - T))
+        if not np.isfinite(gap):
+            break
+        # ω halves whenever the distance grew, and creeps back towards ``relax`` while it falls
+        omega = omega / 2 if gap > last else min(relax, omega * 1.1 + 0.01)
+        if progress is not None and it % 100 == 0:
+            progress(it, gap)
+        T += omega * (T - A)
+        G = Q.T @ Q
+        P = np.linalg.solve(G + ridge * (np.trace(G) / r + 1) * np.eye(r), Q.T @ T.T).T
+        A = P @ Q.T
+        T = np.clip(A, LO, HI)
+        T += omega * (T - A)
+        G = P.T @ P
+        Q = np.linalg.solve(G + ridge * (np.trace(G) / r + 1) * np.eye(r), P.T @ T).T
+    A = P @ Q.T
+    if np.isfinite(A).all() and inside(con, A, floor):
+        return P, Q, used, 0.0
+    T = np.clip(A, LO, HI)
+    gap = float(np.vdot(A - T, A - T))
+    return P, Q, used, gap if np.isfinite(gap) and gap > 0 else float("inf")
