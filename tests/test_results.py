@@ -187,3 +187,30 @@ def test_results_png_is_drawn_from_the_table_by_the_shared_plotting_module(tmp_p
     out = tmp_path / "results.png"
     results_table.plot_doc(ROOT / "docs" / "results.md", out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _results_table():
+    sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
+    try:
+        import results_table
+    finally:
+        sys.path.pop(0)
+    return results_table
+
+
+def test_a_row_s_upper_side_from_another_run_s_table_is_checked_exactly_against_the_row_s_certificate(tmp_path):
+    """results_table.py --bracket-table (how the m = 24 row takes golay24's table): the table is checked against the
+    row's own certificate; a table of another family is refused, never written into the doc."""
+    rt = _results_table()
+    table = ROOT / "docs" / "results" / "bracket" / "m12.rank9.table.json"
+    r = rt.checked_table(12, table, "certify bracket docs/results/m12.cert.json", None)
+    assert r["upper"] == 9 and "checked against this row's certificate" in r["cell_note"]
+    assert "`certify bracket docs/results/m12.cert.json`" in r["cell_note"]
+    with pytest.raises(SystemExit, match="does not pass the exact check"):
+        rt.checked_table(14, table, "x", None)  # row 14's family has other tokens: m12's table does not solve it
+    # the doc is rewritten only through a passing check
+    doc = tmp_path / "results.md"
+    doc.write_text((ROOT / "docs" / "results.md").read_text(encoding="utf-8"), encoding="utf-8")
+    rt.bracket_only(doc, [12], None, None, tmp_path, table=table, table_command="certify bracket X")
+    line = next(x for x in doc.read_text(encoding="utf-8").splitlines() if x.startswith("* m = 12 ("))
+    assert "upper side: the table of `certify bracket X` (made on the same family)" in line

@@ -23,8 +23,12 @@ the module ``certify bounds --plot`` draws with; needs the extra ``plot``); ``--
 does only that. ``--bracket-only`` runs only the bracket on the committed certificates of the rows in
 range (``--bracket-iterations``/``--bracket-budget`` pass ``--iterations``/``--budget``) and
 rewrites their upper-side cell and note; a verified table over 1 MiB is left in
-``--scratch`` and the note says the command remakes it. The upper sides of m = 8 … 22
-(issue 32) were made with
+``--scratch`` and the note says the command remakes it. ``--bracket-method``,
+``--bracket-start-rank``, ``--bracket-lowest-rank``, ``--bracket-restarts`` and
+``--bracket-max-work`` pass the bracket's options of those names; ``--bracket-table PATH``
+(one row) runs no search but checks a table another run made on the same family exactly
+against the row's certificate (``--bracket-table-command`` names that run in the note).
+The upper sides of m = 8 … 22 (issue 32) were made with
 
     python tests/benchmarks/results_table.py --m-from 8 --m-to 20 --bracket-only
     python tests/benchmarks/results_table.py --m-from 22 --m-to 22 --bracket-only --bracket-iterations 4000 --bracket-budget 30000
@@ -92,15 +96,15 @@ MAX_COMMITTED_TABLE = 2**20
 
 
 #: ``upper_side`` keyword → ``certify bracket`` option, for the options ``--bracket-*`` pass on.
-BRACKET_FLAGS = {"method": "--method", "start": "--start-rank", "restarts": "--restarts", "iterations": "--iterations",
-                 "budget": "--budget", "max_work": "--max-work"}
+BRACKET_FLAGS = {"method": "--method", "start": "--start-rank", "lowest": "--lowest-rank", "restarts": "--restarts",
+                 "iterations": "--iterations", "budget": "--budget", "max_work": "--max-work"}
 
 
 def upper(m: int, path: Path, iterations: int | None = None, budget: int | None = None,
           scratch: Path | None = None, **more) -> dict:
     """``certify bracket`` on the certificate at ``path`` (its defaults, or the options given): the verified table, written.
 
-    ``more``: ``method``, ``start``, ``restarts``, ``max_work`` (:data:`BRACKET_FLAGS`).
+    ``more``: ``method``, ``start``, ``lowest``, ``restarts``, ``max_work`` (:data:`BRACKET_FLAGS`).
     A table over :data:`MAX_COMMITTED_TABLE` bytes goes to ``scratch`` instead of docs/results/bracket.
     """
     from certify.bracket import upper_side, write_solution
@@ -160,17 +164,60 @@ def _upper_cell(r: dict) -> str:
     return f"r ≤ {r['upper']} (table not committed)"
 
 
+def checked_table(m: int, table: Path, command: str, max_work: int | None) -> dict:
+    """Row ``m``'s upper side from a table another run made (``command``, e.g. ``certify bracket --code golay24 …``
+    on the same family): checked exactly against the row's committed certificate, as ``certify check-kernel TABLE
+    --family CERT --all-pairs [--max-work N]`` does. Raises SystemExit if the check fails."""
+    from certify.kernels.audit import all_pairs_nonnegative, check_kernel, load_family
+    from certify.kernels.table import TableFormatError, load_table
+
+    cert = ROOT / "docs" / "results" / f"m{m}.cert.json"
+    t0 = time.perf_counter()
+    family = load_family(str(cert))
+    kt = load_table(str(table))
+    if max_work is not None:
+        kt.max_work = max_work
+    try:
+        negative = all_pairs_nonnegative(kt)["negative"]
+        report = check_kernel(kt, family)
+    except TableFormatError as exc:
+        raise SystemExit(f"m = {m}: {table} does not pass the exact check against {cert.relative_to(ROOT)}: {exc}")
+    seconds = time.perf_counter() - t0
+    if negative or not report.solves or not report.kernel_rank_bounds.exact:
+        raise SystemExit(f"m = {m}: {table} does not pass the exact check against {cert.relative_to(ROOT)}")
+    work = f" --max-work {max_work}" if max_work is not None else ""
+    return {"upper": report.kernel_rank, "upper_table": None, "upper_bytes": table.stat().st_size,
+            "cell_note": (f"; upper side: the table of `{command}` (made on the same family), checked against this "
+                          f"row's certificate by `certify check-kernel TABLE --family docs/results/m{m}.cert.json "
+                          f"--all-pairs{work}` (every prediction exact, α ≥ 0 on every pair, exact kernel rank "
+                          f"{report.kernel_rank}; {seconds:.0f} s); the table "
+                          f"({table.stat().st_size / 2**20:.1f} MiB) is not committed: the command remakes it")}
+
+
 def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int | None, scratch: Path,
-                 **more) -> None:
-    """Run the bracket on the committed certificates of ``ms`` and rewrite only their upper-side cell and note."""
+                 table: Path | None = None, table_command: str | None = None, **more) -> None:
+    """Run the bracket on the committed certificates of ``ms`` and rewrite only their upper-side cell and note.
+
+    With ``table`` (``--bracket-table``; one row): no search, the table (made by ``table_command``) is checked
+    against the row's certificate instead (:func:`checked_table`).
+    """
+    if table is not None and len(ms) != 1:
+        raise SystemExit("--bracket-table is for one row (--m-from M --m-to M)")
     for m in ms:
-        r = upper(m, ROOT / "docs" / "results" / f"m{m}.cert.json", iterations, budget, scratch, **more)
+        if table is not None:
+            r = checked_table(m, table, table_command or str(table), more.get("max_work"))
+        else:
+            r = upper(m, ROOT / "docs" / "results" / f"m{m}.cert.json", iterations, budget, scratch, **more)
         text = doc.read_text(encoding="utf-8")  # read now: the doc may have been edited while the bracket ran
         head, rest = text.split(BEGIN, 1)
         block, tail = rest.split(END, 1)
         lines = block.splitlines()
-        tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in r["upper_tried"])
         cell = _upper_cell(r)
+        if "cell_note" in r:
+            _rewrite_row(doc, head, lines, tail, m, cell, r["cell_note"])
+            print(f"m = {m}: {cell} (checked, not searched)", flush=True)
+            continue
+        tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in r["upper_tried"])
         if r["upper"] is None:
             note = ""
         elif r["upper_table"]:
@@ -180,16 +227,21 @@ def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int |
                     "is not committed: the command remakes it")
         say = (f"; upper side `certify bracket docs/results/m{m}.cert.json{r['upper_options']}`: ranks tried {tried}; "
                f"{r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s" + (f", {note}" if note else ""))
-        for k, line in enumerate(lines):
-            if line.startswith(f"| {m} |"):
-                cells = line.split("|")
-                cells[3] = f" {cell} "
-                lines[k] = "|".join(cells)
-            elif line.startswith(f"* m = {m} ("):
-                base = line[:line.index("; upper side")] if "; upper side" in line else line.rstrip(".")
-                lines[k] = base + say + "."
+        _rewrite_row(doc, head, lines, tail, m, cell, say)
         print(f"m = {m}: {cell} ({r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s)", flush=True)
-        doc.write_text(head + BEGIN + "\n".join(lines) + END + tail, encoding="utf-8")
+
+
+def _rewrite_row(doc: Path, head: str, lines: list[str], tail: str, m: int, cell: str, say: str) -> None:
+    """Write row ``m``'s upper-side cell and the ``; upper side …`` part of its note into the doc."""
+    for k, line in enumerate(lines):
+        if line.startswith(f"| {m} |"):
+            cells = line.split("|")
+            cells[3] = f" {cell} "
+            lines[k] = "|".join(cells)
+        elif line.startswith(f"* m = {m} ("):
+            base = line[:line.index("; upper side")] if "; upper side" in line else line.rstrip(".")
+            lines[k] = base + say + "."
+    doc.write_text(head + BEGIN + "\n".join(lines) + END + tail, encoding="utf-8")
 
 
 def row(m: int, budget: int, seed: int, out_dir: Path, committed: bool, bracket: bool) -> dict:
@@ -350,6 +402,11 @@ def main() -> None:
     ap.add_argument("--bracket-budget", type=int, default=None, help="certify bracket --budget (default: its own).")
     ap.add_argument("--bracket-method", choices=["adam", "boxes"], default=None, help="certify bracket --method.")
     ap.add_argument("--bracket-start-rank", type=int, default=None, help="certify bracket --start-rank.")
+    ap.add_argument("--bracket-table", type=Path, default=None,
+                    help="With --bracket-only, one row: no search; check this table (made by --bracket-table-command on "
+                         "the same family) against the row's certificate, exactly, and write its cell.")
+    ap.add_argument("--bracket-table-command", default=None, help="The command that made --bracket-table (for the note).")
+    ap.add_argument("--bracket-lowest-rank", type=int, default=None, help="certify bracket --lowest-rank.")
     ap.add_argument("--bracket-restarts", type=int, default=None, help="certify bracket --restarts.")
     ap.add_argument("--bracket-max-work", type=int, default=None, help="certify bracket --max-work.")
     ap.add_argument("--keep-brackets", action="store_true",
@@ -378,8 +435,9 @@ def main() -> None:
     scratch.mkdir(parents=True, exist_ok=True)
     if args.bracket_only:
         bracket_only(args.doc, list(range(args.m_from, args.m_to + 1, args.step)), args.bracket_iterations,
-                     args.bracket_budget, scratch, method=args.bracket_method, start=args.bracket_start_rank,
-                     restarts=args.bracket_restarts, max_work=args.bracket_max_work)
+                     args.bracket_budget, scratch, table=args.bracket_table, table_command=args.bracket_table_command,
+                     method=args.bracket_method, start=args.bracket_start_rank,
+                     lowest=args.bracket_lowest_rank, restarts=args.bracket_restarts, max_work=args.bracket_max_work)
     if args.bracket_only or args.plot_only:
         plot_doc(args.doc)
         return
