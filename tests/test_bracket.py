@@ -451,11 +451,28 @@ def test_max_work_bounds_the_exact_check_both_ways(tmp_path):
     takes it. bracket passes it to its exact check: below the need nothing is claimed."""
     table = str(ROOT / "docs" / "results" / "bracket" / "rank_nine_paper.rank13.table.json")
     low = run_cli("check-kernel", table, "--family", PAPER, "--max-work", "1000")
-    assert low.returncode == 2 and "at most" in low.stderr and "1,000" in low.stderr and "--max-work raises" in low.stderr
+    assert low.returncode == 2 and "at most" in low.stderr and "1,000" in low.stderr and "--max-work sets" in low.stderr
     assert run_cli("check-kernel", table, "--family", PAPER).returncode == 0
     proc = run_cli("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
                    "--max-work", "1000")
     assert proc.returncode == 1 and "beyond the exact check's limits" in proc.stdout
+    # enough for the family's check (15 × 239 × 23 multiply-adds) but not for α on all 239 × 239 pairs (review):
+    # said as a limit, not as a table that failed
+    proc = run_cli("bracket", PAPER, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
+                   "--max-work", "200000")
+    assert proc.returncode == 1 and "beyond the exact check's limits" in proc.stdout
+    assert "failed it" not in proc.stdout
+
+
+def test_a_warm_start_with_entries_of_1e_16_is_not_found_before_it_has_room_for_the_rounding(tmp_path):
+    """Review: the exponential start's truncation has entries of about 1e-16 where the start has zeros; the
+    stopping test took it as found at once, and no rounding of it kept α ≥ 0. Now the search goes on to a
+    table with room, which the exact check verifies."""
+    path = _family_file(tmp_path / "d.json", [("111000", "000111", "101100"), ("111000", "100110", "111000"),
+                                              ("100110", "111000", "100110")])
+    proc = run_cli("bracket", path, "--method", "boxes", "--iterations", "2000", "--budget", "20000")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "exact check rank 2: verified" in proc.stdout
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -24,7 +24,7 @@ never grows but which crawls near the lowest ranks), and the factors ``P`` (then
 refitted by least squares to that target — the exact minimizer over one factor, so there
 is no step size. A rank is
 *found* when every condition holds in floats with the margin :data:`STOP` and every
-entry of the block is positive (a little stricter than the test of
+entry of the block is at least half the floor (a little stricter than the test of
 :func:`certify.bracket.descent.descend`: the projections stop at the first iterate
 inside, which has no room left for the rounding otherwise). The box is a choice of the search, not part of any
 claim: the exact check of :mod:`certify.bracket.lift` decides.
@@ -90,8 +90,9 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
         ready = ~done & kn[flat_parent] & ~kn[flat_z]
         if not ready.any():  # one jump per worse key, so only a cycle of jumps leaves some unreached
             j = int(np.flatnonzero(~done)[0])
-            raise ReductionError(f"--method boxes: query token {red.jq[j]}'s jump to key {red.jz[j]} is not "
-                                 "reached from its scale key (the jumps form a cycle)")
+            raise ReductionError(f"--method boxes: query token {_bits(red, red.queries[red.jq[j]])}'s jump to key "
+                                 f"{_bits(red, red.keys[red.jz[j]])} is not reached from its scale key (the jumps "
+                                 "form a cycle)")
         z = flat_z[ready]
         bound = ((1 - eta) * lo[flat_parent[ready]] / kappa - ca[z] * amax[red.jq[ready]]) / cz[z] * (1 - SAFE)
         hi[z] = np.minimum(hi[z], bound)
@@ -102,14 +103,21 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
     bad = np.flatnonzero(lo > hi)
     if len(bad):
         q, k = divmod(int(bad[0]), K)
-        raise ReductionError(f"--method boxes: the box is empty at query token {q}, key {k} "
+        raise ReductionError(f"--method boxes: the box is empty at query token {_bits(red, red.queries[q])}, key "
+                             f"{_bits(red, red.keys[k])} "
                              f"([{lo[bad[0]]:.3g}, {hi[bad[0]]:.3g}]; {len(bad):,} entries in all)")
     return LO, HI
 
 
+def _bits(red: Reduced, token: int) -> str:
+    """A token as the 0/1 string of the family files (coordinate i at position i)."""
+    return format(token, f"0{red.m}b")[::-1]
+
+
 def inside(con: Constraints, A: np.ndarray, floor: float = FLOOR) -> bool:
-    """The stopping test: Theorem 12.1 (b) with margin :data:`STOP`, the floor on used pairs, every entry positive."""
-    return A.min() > 0 and violations(con, A, STOP, floor, scale=False)[0] == 0.0
+    """The stopping test: Theorem 12.1 (b) with margin :data:`STOP`, the floor on used pairs, every entry at least
+    half the floor (room for the rounding: an entry of 10⁻¹⁶ would round below 0 and fail ``α ≥ 0``)."""
+    return A.min() >= floor / 2 and violations(con, A, STOP, floor, scale=False)[0] == 0.0
 
 
 def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations: int, *, start,

@@ -70,34 +70,41 @@ def lift_table(red: Reduced, P: np.ndarray, Q: np.ndarray, denominator: int, *, 
 
 
 def checkable(red: Reduced, r: int, max_work: int | None = None) -> bool:
-    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family (its work limits, from the shapes).
+    """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family, and ``--all-pairs`` on it (the
+    work limits, from the shapes).
 
     ``max_work``: the multiply-adds allowed (``--max-work``; default the table limit).
     """
     from ..kernels.table import MAX_PRODUCT_WORK, TableFormatError, check_work
 
+    tokens = len(set(red.queries) | set(red.keys))
+    limit = MAX_PRODUCT_WORK if max_work is None else max_work
     try:
-        check_work(len(red.queries), len(set(red.queries) | set(red.keys)), r, True, red.m,
-                   MAX_PRODUCT_WORK if max_work is None else max_work)
+        check_work(len(red.queries), tokens, r, True, red.m, limit)  # the family's check
+        check_work(tokens, tokens, r, True, red.m, limit)  # α ≥ 0 on every pair of the table's tokens
     except TableFormatError:
         return False
     return True
 
 
 def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.ndarray,
-                  say: Callable[[str], None] | None = None, max_work: int | None = None):
+                  say: Callable[[str], None] | None = None, max_work: int | None = None,
+                  outcome: dict | None = None):
     """``(denominator, table, report)`` of the first rounding the exact check verifies, else ``None``.
 
     A rounding is handed to the exact check only when, evaluated in floats, it still meets
     the conditions without margin (``κ = 1``): on golay24 one exact check is minutes of CPU.
     A table is handed to it only if its kernel is ``≥ 0`` on every pair of its tokens,
     exactly (:func:`certify.kernels.audit.all_pairs_nonnegative`, what ``check-kernel
-    --all-pairs`` computes). ``max_work``: as ``check-kernel --max-work``.
+    --all-pairs`` computes). ``max_work``: as ``check-kernel --max-work``. ``outcome``, if
+    given, receives ``reached``: whether any table got to the exact check at all.
     """
     from ..kernels.audit import all_pairs_nonnegative, check_kernel
     from ..kernels.table import KernelTable, TableFormatError
 
     say = say or (lambda text: None)
+    outcome = outcome if outcome is not None else {}
+    outcome["reached"] = False
     for den in DENOMINATORS:
         Pr, Qr = rounded(P, den), rounded(Q, den)
         loss, _ = violations(con, Pr @ Qr.T, 1.0, 0.0, scale=False)
@@ -111,6 +118,7 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
                 if max_work is not None:
                     kt.max_work = max_work
                 negative = all_pairs_nonnegative(kt)["negative"]
+                outcome["reached"] = True  # an exact check ran (α on every pair), whatever it says
                 say(f"α on every pair of the rank-{P.shape[1]} table's tokens (1/{den:,}): {negative:,} negative")
                 if negative:
                     break  # the same kernel with or without the readout

@@ -162,8 +162,10 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
         if not checkable(red, r, max_work):
             entry["verified"] = "beyond the exact check's limits"
             continue
-        checked = verify_lifted(family, red, con, P, Q, say, max_work)
-        entry["verified"] = checked is not None
+        outcome: dict = {}
+        checked = verify_lifted(family, red, con, P, Q, say, max_work, outcome)
+        entry["verified"] = (checked is not None if outcome["reached"] else
+                             "no rounding kept the conditions in floats (nothing reached the exact check)")
         if checked is not None:
             den, table, report = checked
             result.best = Solution(r, report.kernel_rank, den, table, report, s_, used)

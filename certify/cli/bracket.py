@@ -18,7 +18,8 @@ from .common import Contradiction, InputError, cli, strict_json
 @click.option("--restarts", type=click.IntRange(0, 100), default=1, show_default=True,
               help="Random starts per rank after the warm start (the truncated SVD of the best solution so far).")
 @click.option("--iterations", type=click.IntRange(1, 10**7), default=40_000, show_default=True,
-              help="Optimizer iterations per start (the step falls from 0.01 to 0.0001 along a cosine over them).")
+              help="Optimizer iterations per start (Adam: the step falls from 0.01 to 0.0001 along a cosine over them; "
+                   "boxes: projections, no step).")
 @click.option("--budget", type=click.IntRange(1, 10**9), default=400_000, show_default=True,
               help="Optimizer iterations in all; the bisection stops when they are spent (work, never seconds).")
 @click.option("--start-rank", "start", type=click.IntRange(1, 10**6),
@@ -33,7 +34,8 @@ from .common import Contradiction, InputError, cli, strict_json
                    "of sufficient values and the rank-r matrices (faster on large families, numpy only; "
                    "docs/math.md §12).")
 @click.option("--max-work", "max_work", type=click.IntRange(1, MAX_WORK_OPTION), metavar="N",
-              help="Multiply-adds the exact check may spend (as check-kernel --max-work; default 10⁹).")
+              help="Multiply-adds the exact check may spend, --all-pairs included (as check-kernel --max-work; "
+                   "default 10⁹).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the best verified table (rank<r>.table.json) and bracket.json into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bracket/2).")

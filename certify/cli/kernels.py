@@ -29,8 +29,9 @@ from .common import Contradiction, InputError, cli, strict_json
               help="Also compute α on every pair of the table's tokens, exactly: exit 1 if any is negative (the model "
                    "of docs/math.md §2 asks α ≥ 0 on all pairs; the family's checks look only at the pairs it uses).")
 @click.option("--max-work", "max_work", type=click.IntRange(1, MAX_WORK_OPTION), metavar="N",
-              help="Multiply-adds the check may spend forming α and g from the table's factors (default 10⁹, at most "
-                   "10¹¹; docs/kernel-table-format.md, limits, has what a golay24 check above the default costs).")
+              help="Multiply-adds the check may spend forming α and g from the table's factors, --all-pairs included "
+                   "(default 10⁹, at most 10¹¹; docs/kernel-table-format.md, limits, has what a golay24 check above "
+                   "the default costs).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
 def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None, search_readout: bool, clip: str | None,
                      first_failure: bool, all_pairs: bool, max_work: int | None, as_json: bool) -> int:

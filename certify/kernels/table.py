@@ -358,7 +358,7 @@ def check_work(queries: int, tokens: int, width: int | None, has_readout: bool, 
             f"checking {Q:,} query tokens × {T:,} tokens of this table needs {entries:,} exact entries"
             + (f" and {work:,} multiply-adds" if work else "")
             + f"; at most {MAX_EXACT_ENTRIES:,} and {max_work:,}"
-            + (" (docs/kernel-table-format.md, limits; --max-work raises the second)" if work > max_work else
+            + (" (docs/kernel-table-format.md, limits; check-kernel --max-work sets the second)" if work > max_work else
                " (docs/kernel-table-format.md, limits)"))
 
 

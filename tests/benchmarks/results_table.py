@@ -174,10 +174,10 @@ def checked_table(m: int, table: Path, command: str, max_work: int | None) -> di
     cert = ROOT / "docs" / "results" / f"m{m}.cert.json"
     t0 = time.perf_counter()
     family = load_family(str(cert))
-    kt = load_table(str(table))
-    if max_work is not None:
-        kt.max_work = max_work
     try:
+        kt = load_table(str(table))
+        if max_work is not None:
+            kt.max_work = max_work
         negative = all_pairs_nonnegative(kt)["negative"]
         report = check_kernel(kt, family)
     except TableFormatError as exc:
