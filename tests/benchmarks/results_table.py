@@ -217,7 +217,9 @@ def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int |
             _rewrite_row(doc, head, lines, tail, m, cell, r["cell_note"])
             print(f"m = {m}: {cell} (checked, not searched)", flush=True)
             continue
-        tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in r["upper_tried"])
+        tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}"
+                          + (f" (exact check: {t['verified']})" if isinstance(t.get("verified"), str) else "")
+                          for t in r["upper_tried"])
         if r["upper"] is None:
             note = ""
         elif r["upper_table"]:
