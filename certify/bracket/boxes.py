@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.report import _bits
 from .descent import FLOOR, Constraints, violations
 from .reduced import ETA, Reduced, ReductionError
 
@@ -71,8 +72,10 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
     LO[con.used] = np.maximum(LO[con.used], (kappa * a_max / (2 * (1 - eta))) * con.cpa[con.used] * (1 + SAFE))
     own_rows = rows[has_a]
     HI[own_rows, con.own[has_a]] = a_max
+    flat_parent = red.jq * K + red.jy
+    flat_z = red.jq * K + red.jz
     parents = np.zeros(Qn * K, dtype=bool)
-    parents[red.jq * K + red.jy] = True
+    parents[flat_parent] = True
     parents = parents.reshape(Qn, K)
     # A better key that no jump bounds: any level between θ and … (the scale key is 1).
     free = parents & ~con.jump
@@ -81,8 +84,6 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
     HI[rows, con.root] = 1.0
     known = free.copy()
     known[rows, con.root] = True
-    flat_parent = red.jq * K + red.jy
-    flat_z = red.jq * K + red.jz
     done = np.zeros(len(flat_z), dtype=bool)
     lo, hi, kn = LO.ravel(), HI.ravel(), known.ravel()
     cz, ca, par = con.cz.ravel(), con.ca.ravel(), parents.ravel()
@@ -90,8 +91,8 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
         ready = ~done & kn[flat_parent] & ~kn[flat_z]
         if not ready.any():  # one jump per worse key, so only a cycle of jumps leaves some unreached
             j = int(np.flatnonzero(~done)[0])
-            raise ReductionError(f"--method boxes: query token {_bits(red, red.queries[red.jq[j]])}'s jump to key "
-                                 f"{_bits(red, red.keys[red.jz[j]])} is not reached from its scale key (the jumps "
+            raise ReductionError(f"--method boxes: query token {_bits(red.queries[red.jq[j]], red.m)}'s jump to key "
+                                 f"{_bits(red.keys[red.jz[j]], red.m)} is not reached from its scale key (the jumps "
                                  "form a cycle)")
         z = flat_z[ready]
         bound = ((1 - eta) * lo[flat_parent[ready]] / kappa - ca[z] * amax[red.jq[ready]]) / cz[z] * (1 - SAFE)
@@ -103,21 +104,24 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
     bad = np.flatnonzero(lo > hi)
     if len(bad):
         q, k = divmod(int(bad[0]), K)
-        raise ReductionError(f"--method boxes: the box is empty at query token {_bits(red, red.queries[q])}, key "
-                             f"{_bits(red, red.keys[k])} "
+        raise ReductionError(f"--method boxes: the box is empty at query token {_bits(red.queries[q], red.m)}, key "
+                             f"{_bits(red.keys[k], red.m)} "
                              f"([{lo[bad[0]]:.3g}, {hi[bad[0]]:.3g}]; {len(bad):,} entries in all)")
     return LO, HI
-
-
-def _bits(red: Reduced, token: int) -> str:
-    """A token as the 0/1 string of the family files (coordinate i at position i)."""
-    return format(token, f"0{red.m}b")[::-1]
 
 
 def inside(con: Constraints, A: np.ndarray, floor: float = FLOOR) -> bool:
     """The stopping test: Theorem 12.1 (b) with margin :data:`STOP`, the floor on used pairs, every entry at least
     half the floor (room for the rounding: an entry of 10⁻¹⁶ would round below 0 and fail ``α ≥ 0``)."""
     return A.min() >= floor / 2 and violations(con, A, STOP, floor, scale=False)[0] == 0.0
+
+
+def _refit(F: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """The least-squares ``X`` of ``X Fᵀ ≈ Tᵀ`` (``T`` of shape ``len(F) × rows``), with a ridge of 10⁻¹² times the
+    mean diagonal of ``FᵀF`` (plus 10⁻¹²) against a singular Gram matrix."""
+    r = F.shape[1]
+    G = F.T @ F
+    return np.linalg.solve(G + 1e-12 * (np.trace(G) / r + 1) * np.eye(r), F.T @ T).T
 
 
 def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations: int, *, start,
@@ -131,7 +135,6 @@ def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations
     overflowed, which ends the start). Deterministic: no randomness after the start.
     """
     P, Q = (np.array(a, dtype=float) for a in start)
-    ridge = 1e-12
     gap = float("inf")
     omega = relax
     used = 0
@@ -150,13 +153,11 @@ def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations
         if progress is not None and it % 100 == 0:
             progress(it, gap)
         T += omega * (T - A)
-        G = Q.T @ Q
-        P = np.linalg.solve(G + ridge * (np.trace(G) / r + 1) * np.eye(r), Q.T @ T.T).T
+        P = _refit(Q, T.T)
         A = P @ Q.T
         T = np.clip(A, LO, HI)
         T += omega * (T - A)
-        G = P.T @ P
-        Q = np.linalg.solve(G + ridge * (np.trace(G) / r + 1) * np.eye(r), P.T @ T).T
+        Q = _refit(P, T)
     A = P @ Q.T
     if np.isfinite(A).all() and inside(con, A, floor):
         return P, Q, used, 0.0

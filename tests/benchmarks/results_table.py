@@ -168,23 +168,15 @@ def checked_table(m: int, table: Path, command: str, max_work: int | None) -> di
     """Row ``m``'s upper side from a table another run made (``command``, e.g. ``certify bracket --code golay24 …``
     on the same family): checked exactly against the row's committed certificate, as ``certify check-kernel TABLE
     --family CERT --all-pairs [--max-work N]`` does. Raises SystemExit if the check fails."""
-    from certify.kernels.audit import all_pairs_nonnegative, check_kernel, load_family
-    from certify.kernels.table import TableFormatError, load_table
+    from certify.kernels.audit import load_family, verdict
 
     cert = ROOT / "docs" / "results" / f"m{m}.cert.json"
     t0 = time.perf_counter()
-    family = load_family(str(cert))
-    try:
-        kt = load_table(str(table))
-        if max_work is not None:
-            kt.max_work = max_work
-        negative = all_pairs_nonnegative(kt)["negative"]
-        report = check_kernel(kt, family)
-    except TableFormatError as exc:
-        raise SystemExit(f"m = {m}: {table} does not pass the exact check against {cert.relative_to(ROOT)}: {exc}")
+    code, report = verdict(str(table), load_family(str(cert)), all_pairs=True, max_work=max_work)  # check-kernel's
     seconds = time.perf_counter() - t0
-    if negative or not report.solves or not report.kernel_rank_bounds.exact:
-        raise SystemExit(f"m = {m}: {table} does not pass the exact check against {cert.relative_to(ROOT)}")
+    if code != 0 or not report.kernel_rank_bounds.exact:
+        why = report if isinstance(report, str) else f"exit {code}"
+        raise SystemExit(f"m = {m}: {table} does not pass the exact check against {cert.relative_to(ROOT)}: {why}")
     work = f" --max-work {max_work}" if max_work is not None else ""
     return {"upper": report.kernel_rank, "upper_table": None, "upper_bytes": table.stat().st_size,
             "cell_note": (f"; upper side: the table of `{command}` (made on the same family), checked against this "
