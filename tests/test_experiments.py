@@ -50,6 +50,52 @@ def test_built_splits_pass_the_checker_and_labels_are_the_oracles(text, draw):
         assert len(seq) == s.n and sum(1 for z in seq if z & 3 == 2) == s.q
 
 
+@settings(max_examples=8)
+@given(st.sampled_from(["4:2", "6:3", "6:4", "8:3"]), st.integers(0, 10**6))
+def test_paper_layout_splits_pass_the_checker_and_labels_are_the_oracles(text, draw):
+    """The M + 2 layout (docs/math.md §10): the same checker proves it held out, and the oracle's labels are p."""
+    s = Setting.parse(text, layout="M+2")
+    assert s.m == s.M + 2
+    try:
+        split = build_split(s, SplitConfig(train=24 if text == "4:2" else 160, val=4, test=4), draw)
+    except SplitError as exc:
+        assert "distinct test sequences" in str(exc)
+        assume(False)
+    doc = json.loads(json.dumps(split_to_json(split)))
+    assert doc["setting"]["m"] == s.M + 2 and all(len(t) == s.M + 2 for t in doc["tokens"])
+    report = check_split(doc)
+    assert report.ok, report.failure
+    for seq, (words, pattern, k) in zip(split.test, split.test_origin):
+        assert sorted(X.target for X in split.inputs(seq)) == sorted(pattern)
+
+
+@pytest.mark.parametrize("M", [4, 5, 6, 7, 8])
+def test_paper_layout_overlaps_make_the_label_the_pattern(M):
+    """Exhaustively, for every weight h and words S ≠ T: ⟨q_S, d_S,0⟩ = 0, ⟨q_S, d_S,1⟩ = 1, and every other token
+    (a query token, or T's match or padding) has overlap ≥ 1 with q_S — so the Min-IP target at q_S is p_S."""
+    ip = lambda a, b: (a & b).bit_count()  # noqa: E731
+    for h in range(1, M):
+        s = Setting(M, 2, h, layout="M+2")
+        words = [w for w in range(1 << M) if w.bit_count() == h]
+        for S in words:
+            q = s.query_token(S)
+            assert ip(q, s.database_token(S, 0)) == 0 and ip(q, s.database_token(S, 1)) == 1
+            assert ip(q, q) >= 1 and s.database_token(S, 1) < 1 << s.m
+            for T in words:
+                if T != S:
+                    assert min(ip(q, s.query_token(T)), ip(q, s.database_token(T, 0)),
+                               ip(q, s.database_token(T, 1))) >= 1
+
+
+def test_the_two_layouts_draw_the_same_training_and_validation_origins():
+    """Only the tokens' spelling differs: train and validation come from the same words, patterns and permutations
+    (the test set may differ, as its coverage test is about tokens)."""
+    a = build_split(Setting.parse("6:4"), SplitConfig(train=64, val=8, test=8), 3)
+    b = build_split(Setting.parse("6:4", layout="M+2"), SplitConfig(train=64, val=8, test=8), 3)
+    assert a.train_origin == b.train_origin and a.val_origin == b.val_origin
+    assert a.train != b.train and {len(format(z, "b")) <= 9 for seq in a.train for z in seq} == {True}
+
+
 def test_the_same_draw_gives_the_same_split_and_another_draw_another():
     a = split_to_json(build_split(Setting.parse("6:4"), SplitConfig(train=64, val=8, test=8), 3))
     b = split_to_json(build_split(Setting.parse("6:4"), SplitConfig(train=64, val=8, test=8), 3))
@@ -323,6 +369,53 @@ def test_the_same_seed_gives_byte_identical_tables_and_json(capacity_run, tmp_pa
         assert (tmp_path / run["table"]).read_bytes() == (where / run["table"]).read_bytes()
 
 
+@pytest.mark.parametrize("fmap", ["elu1", "exp", "relu", "favor"])
+def test_each_feature_map_trains_exports_positive_features_and_is_scored_exactly(tmp_path, fmap):
+    """--feature-map (docs/experiments.md, "The models"): the exported φ are the map's, > 0, and the exact score of
+    the table read back is the run's; the configuration records the map and the layout."""
+    pytest.importorskip("torch")
+    proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "4", *SMOKE, "--no-dense",
+                   "--feature-map", fmap, "--layout", "M+2", "--out", "out", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert (doc["config"]["feature_map"], doc["config"]["layout"]) == (fmap, "M+2")
+    assert doc["config"]["settings"][0]["m"] == 8
+    run = doc["runs"][0]
+    table = load_table(str(tmp_path / run["table"]))
+    assert table.m == 8
+    phi = np.array([[float(table.entry("phi_q", i, j)) for j in range(4)] for i in range(len(table.tokens))])
+    assert (phi > 0).all()
+    split = build_split(Setting.parse("6:4", layout="M+2"), SplitConfig(train=96, val=16, test=16), 0)
+    figures, _, _ = exact_scores(table, split, "test")
+    assert run["exact"]["test"]["correct"] == figures["correct"]
+
+
+def test_the_feature_maps_are_the_maps_of_the_same_projection(tmp_path):
+    """softplus, elu + 1, exp and relu + 2⁻¹⁰ apply to the same ``u = W x̃`` from the same parameter draws;
+    FAVOR+ projects to ``m + 1`` coordinates and maps them through its fixed ``Ω`` (``R × (m + 1)``)."""
+    torch = pytest.importorskip("torch")
+    from certify.experiments.models import TrainSpec, _Params
+
+    X = torch.tensor([[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0]], dtype=torch.float64)
+    outs, params = {}, {}
+    for fmap in ("softplus", "elu1", "exp", "relu", "favor"):
+        torch.manual_seed(3)
+        p = _Params(TrainSpec(rank=5, heads=1, dense=False, seed=3, steps=1, feature_map=fmap), 3)
+        outs[fmap] = p.features(X)[0].detach()
+        params[fmap] = p
+        assert outs[fmap].shape == (2, 5) and bool((outs[fmap] > 0).all())
+    u = X @ params["softplus"].WQ.T
+    assert all(torch.equal(params[f].WQ, params["softplus"].WQ) for f in ("elu1", "exp", "relu"))
+    assert torch.allclose(outs["softplus"], torch.nn.functional.softplus(u))
+    assert torch.allclose(outs["elu1"], torch.nn.functional.elu(u) + 1)
+    assert torch.allclose(outs["exp"], torch.exp(u))
+    assert torch.allclose(outs["relu"], torch.relu(u) + 2.0**-10)
+    f = params["favor"]
+    assert f.WQ.shape == (4, 4) and f.omega.shape == (5, 4)
+    v = X @ f.WQ.T
+    assert torch.allclose(outs["favor"], torch.exp(v @ f.omega.T - (v * v).sum(-1, keepdim=True) / 2) / 5 ** 0.5)
+
+
 def test_heads_smoke_run_writes_multi_head_tables(tmp_path):
     pytest.importorskip("torch")
     env = {k: v for k, v in os.environ.items() if k != "CERTIFY_PROGRESS"}  # progress on: one line per run
@@ -398,6 +491,8 @@ def test_matched_heads_share_parameter_count_and_initial_values():
     (["heads", "--budgets", "6"], "cannot be split equally among 4 heads"),
     (["heads", "--value-width", "30"], "--value-width 30"),
     (["capacity", "--settings", "4:2", "--train", "24", "--val", "6", "--test", "500"], "distinct test sequences"),
+    (["capacity", "--feature-map", "tanh"], "--feature-map"),
+    (["heads", "--layout", "M+4"], "--layout"),
 ])
 def test_bad_options_and_impossible_splits_exit_2_before_training(tmp_path, args, words):
     pytest.importorskip("torch")

@@ -36,6 +36,11 @@ def _shared(func):
         click.option("--lr", default="0.01", show_default=True, help="Adam's learning rate."),
         click.option("--eval-every", type=click.IntRange(1, 1_000_000), default=50, show_default=True,
                      help="Score validation (checkpoint selection) every this many steps."),
+        click.option("--feature-map", type=click.Choice(["softplus", "elu1", "exp", "relu", "favor"]), default="softplus",
+                     show_default=True, help="The positive feature map of W x̃ (docs/experiments.md, \"The models\")."),
+        click.option("--layout", type=click.Choice(["M+3", "M+2"]), default="M+3", show_default=True,
+                     help="Token layout: ours (M + 3 coordinates) or the paper's count (M + 2; docs/experiments.md, "
+                          "\"The task\")."),
         click.option("--no-dense", is_flag=True, help="Leave out the dense softmax reference."),
         click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Directory for splits and tables."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no wall times: byte-identical reruns)."),
@@ -171,7 +176,7 @@ def _train_spec(o, steps, value_dim):
 
     def spec(rank, heads, seed):
         return TrainSpec(rank=rank or 0, heads=heads, dense=rank is None, seed=seed, steps=steps, batch=o["batch"],
-                         lr=lr, value_dim=value_dim, eval_every=o["eval_every"])
+                         lr=lr, value_dim=value_dim, eval_every=o["eval_every"], feature_map=o["feature_map"])
 
     return spec
 
@@ -211,10 +216,11 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, **o) -> int:
     from ..kernels.training import parse_ranks, parse_seeds
 
     try:
-        sets = tuple(dict.fromkeys(Setting.parse(t, o["distance"]) for t in settings.split(",")))
+        sets = tuple(dict.fromkeys(Setting.parse(t, o["distance"], o["layout"]) for t in settings.split(",")))
         cfg = P.CapacityConfig(settings=sets, ranks=parse_ranks(ranks), seeds=parse_seeds(o["seeds"]), steps=steps,
                                draw=draw, split=_split_config(o), batch=o["batch"], lr=_lr(o["lr"]),
-                               value_dim=value_dim, eval_every=o["eval_every"], dense=not o["no_dense"])
+                               value_dim=value_dim, eval_every=o["eval_every"], dense=not o["no_dense"],
+                               feature_map=o["feature_map"], layout=o["layout"])
     except ValueError as exc:
         raise InputError(str(exc)) from None
     o["out_dir"] = o["out_dir"] or "experiment-capacity"
@@ -244,12 +250,13 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
     from ..kernels.training import _int_list, parse_seeds
 
     try:
-        cfg = P.HeadsConfig(setting=Setting.parse(setting, o["distance"]),
+        cfg = P.HeadsConfig(setting=Setting.parse(setting, o["distance"], o["layout"]),
                             budgets=_int_list(budgets, "--budgets", 1, 1024, "budget"),
                             heads=_int_list(heads, "--heads", 1, 64, "head count"), seeds=parse_seeds(o["seeds"]),
                             steps=steps, draws=_int_list(draws, "--draws", 0, 2**32 - 1, "draw"),
                             split=_split_config(o), batch=o["batch"], lr=_lr(o["lr"]), value_width=value_width,
-                            eval_every=o["eval_every"], dense=not o["no_dense"])
+                            eval_every=o["eval_every"], dense=not o["no_dense"], feature_map=o["feature_map"],
+                            layout=o["layout"])
         plan = P.plan_heads(cfg)
     except ValueError as exc:
         raise InputError(str(exc)) from None

@@ -5,7 +5,10 @@ A model has ``H`` heads and sees a sequence of ``n`` tokens ``x ∈ {0,1}^m`` (n
 (docs/experiments.md, "The models"):
 
 * positive features ``φ_Q(x) = softplus(W_Q x̃)``, ``φ_K(x) = softplus(W_K x̃)`` of width
-  ``R``, split into ``H`` heads of ``R/H`` columns: ``α_h(x, z) = ⟨φ_Q,h(x), φ_K,h(z)⟩ > 0``;
+  ``R``, split into ``H`` heads of ``R/H`` columns: ``α_h(x, z) = ⟨φ_Q,h(x), φ_K,h(z)⟩ > 0``
+  (``--feature-map``: ``elu(u) + 1``, ``exp(u)``, ``relu(u) + 2⁻¹⁰`` of ``u = W x̃`` instead, or
+  FAVOR+ ``exp(Ω u − |u|²/2)/√R`` with ``u = W x̃`` of width ``m + 1`` and ``Ω`` (``R × (m + 1)``,
+  ``N(0, 1)``) fixed by the run's seed: :data:`certify.kernels.training.FEATURE_MAPS`);
   the *dense* reference has one head with ``α(x, z) = exp(⟨W_Q x̃, W_K x̃⟩)`` (softmax);
 * values ``v(z) = W_V z̃`` of width ``D`` (``d_v``), split into ``H`` heads of ``D/H``;
 * the head outputs ``o_h(x_i) = Σ_j α_h(x_i, x_j) v_h(x_j) / Σ_j α_h(x_i, x_j)`` and a
@@ -32,7 +35,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TrainSpec", "train_model", "export_arrays"]
+__all__ = ["MAPS", "TrainSpec", "train_model", "export_arrays"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,11 @@ class TrainSpec:
     lr: str = "0.01"
     value_dim: int = 16
     eval_every: int = 50
+    feature_map: str = "softplus"  # MAPS: the positive map applied to W x̃ (the dense reference ignores it)
+
+
+#: The positive feature maps of ``--feature-map`` (names of :data:`certify.kernels.training.FEATURE_MAPS`).
+MAPS = ("softplus", "elu1", "exp", "relu", "favor")
 
 
 def _torch():
@@ -68,23 +76,43 @@ class _Params:
     def __init__(self, spec: TrainSpec, m: int) -> None:
         torch = _torch()
         k = m + 1
-        width = (m + 1) if spec.dense else spec.rank
+        favor = spec.feature_map == "favor" and not spec.dense
+        width = (m + 1) if spec.dense or favor else spec.rank
         lin = lambda out: torch.nn.Linear(k, out, bias=False, dtype=torch.float64).weight  # noqa: E731
         self.WQ, self.WK = lin(width), lin(width)
         self.WV, self.WA = lin(spec.value_dim), lin(spec.value_dim)
         self.b = lin(1)
         self.spec = spec
+        self.omega = None
+        if favor:  # fixed random features Ω, from their own generator seeded by the run's seed (not trained)
+            gen = torch.Generator().manual_seed(spec.seed)
+            self.omega = torch.randn(spec.rank, k, generator=gen, dtype=torch.float64)
 
     def list(self):
         return [self.WQ, self.WK, self.WV, self.WA, self.b]
 
     def features(self, Xt):
         """``(φ_Q, φ_K)`` rows of the tokens ``Xt`` (``x̃``); dense: the query and key projections."""
-        torch = _torch()
         if self.spec.dense:
             return Xt @ self.WQ.T, Xt @ self.WK.T
-        sp = torch.nn.functional.softplus
-        return sp(Xt @ self.WQ.T), sp(Xt @ self.WK.T)
+        return self._map(Xt @ self.WQ.T), self._map(Xt @ self.WK.T)
+
+    def _map(self, u):
+        torch = _torch()
+        name = self.spec.feature_map
+        if name == "softplus":
+            return torch.nn.functional.softplus(u)
+        if name == "elu1":
+            return torch.nn.functional.elu(u) + 1
+        if name == "exp":
+            return torch.exp(u)
+        if name == "relu":
+            from ..kernels.training import RELU_EPS
+
+            return torch.relu(u) + RELU_EPS
+        if name == "favor":
+            return torch.exp(u @ self.omega.T - (u * u).sum(-1, keepdim=True) / 2) / (self.spec.rank ** 0.5)
+        raise ValueError(f"--feature-map {name!r}: expected one of {', '.join(MAPS)}")
 
     def predict(self, idx, qmask, table_tokens):
         """Predictions ``(B, n)`` for token-index sequences ``idx`` (only query positions are used)."""

@@ -61,11 +61,14 @@ class CapacityConfig:
     value_dim: int = 16
     eval_every: int = 50
     dense: bool = True
+    feature_map: str = "softplus"  # certify.experiments.models.MAPS
+    layout: str = "M+3"  # certify.experiments.tasks.LAYOUTS (the settings carry it too)
 
     def to_json(self) -> dict[str, Any]:
         return {"settings": [s.to_json() for s in self.settings], "ranks": list(self.ranks), "seeds": list(self.seeds),
                 "steps": self.steps, "draw": self.draw, "split": self.split.to_json(), "batch": self.batch,
-                "lr": self.lr, "value_dim": self.value_dim, "eval_every": self.eval_every, "dense": self.dense}
+                "lr": self.lr, "value_dim": self.value_dim, "eval_every": self.eval_every, "dense": self.dense,
+                "feature_map": self.feature_map, "layout": self.layout}
 
 
 @dataclass(frozen=True)
@@ -84,12 +87,14 @@ class HeadsConfig:
     value_width: int = 64
     eval_every: int = 50
     dense: bool = True
+    feature_map: str = "softplus"  # certify.experiments.models.MAPS
+    layout: str = "M+3"  # certify.experiments.tasks.LAYOUTS (the settings carry it too)
 
     def to_json(self) -> dict[str, Any]:
         return {"setting": self.setting.to_json(), "budgets": list(self.budgets), "heads": list(self.heads),
                 "seeds": list(self.seeds), "steps": self.steps, "draws": list(self.draws), "split": self.split.to_json(),
                 "batch": self.batch, "lr": self.lr, "value_width": self.value_width, "eval_every": self.eval_every,
-                "dense": self.dense}
+                "dense": self.dense, "feature_map": self.feature_map, "layout": self.layout}
 
 
 @dataclass

@@ -15,6 +15,11 @@ from .tasks import Split
 __all__ = ["capacity_json", "heads_json", "capacity_text", "heads_text", "plot_capacity", "plot_heads"]
 
 
+#: The feature map as the text output names it (``--feature-map``; certify.experiments.models).
+MAP_TEXT = {"softplus": "softplus(W x̃)", "elu1": "elu(W x̃) + 1", "exp": "exp(W x̃)", "relu": "relu(W x̃) + 2⁻¹⁰",
+            "favor": "exp(Ω u − |u|²/2)/√r with u = W x̃ and Ω fixed (FAVOR+)"}
+
+
 def _split_json(split: Split, path: str) -> dict[str, Any]:
     s = split.setting
     return {"setting": s.key, "draw": split.draw, "file": path, "words": len(split.words),
@@ -85,7 +90,7 @@ def capacity_text(cfg: CapacityConfig, splits, paths, runs: list[Run]) -> list[s
              f"{len(cfg.seeds)} seeds" + (" + dense reference" if cfg.dense else "") + f", data draw {cfg.draw}"]
     lines += _split_lines(splits, paths)
     lines.append(_training_line(cfg.steps, cfg.batch, cfg.lr, cfg.eval_every))
-    lines.append(f"  models       one head, φ = softplus(W x̃) of rank r, values and readout affine (d_v = {cfg.value_dim}); "
+    lines.append(f"  models       one head, φ = {MAP_TEXT[cfg.feature_map]} of rank r, values and readout affine (d_v = {cfg.value_dim}); "
                  "dense: softmax(⟨W_Q x̃, W_K z̃⟩)")
     lines.append(f"  scored       exactly, from each exported table: a sequence is correct when all q query errors "
                  f"are < 1/2; float and exact verdicts differ on {_disagree(runs)} sequences")
@@ -125,8 +130,8 @@ def heads_text(cfg: HeadsConfig, splits, paths, runs: list[Run]) -> list[str]:
              f"data draws {', '.join(map(str, cfg.draws))}" + (" + dense control" if cfg.dense else "")]
     lines += _split_lines(splits, paths)
     lines.append(_training_line(cfg.steps, cfg.batch, cfg.lr, cfg.eval_every))
-    lines.append("  models       H heads of R/H softplus features and value width 64/H each, one affine readout; the "
-                 "same parameter count, initial values and minibatch order at each R")
+    lines.append(f"  models       H heads of R/H {cfg.feature_map} features and value width {cfg.value_width}/H each, one affine "
+                 "readout; the same parameter count, initial values and minibatch order at each R")
     lines.append(f"  scored       exactly, from each exported table (error = 1 − exact-sequence accuracy); float and "
                  f"exact verdicts differ on {_disagree(runs)} sequences")
     lines += _diverged_lines(runs)

@@ -6,11 +6,14 @@ independently of the producer (``certify.experiments.tasks``), and checks, in or
 each a named step, the first failure named with the sequence it concerns:
 
 1. ``format``    the document's shape, sizes and types (malformed: exit 2);
-2. ``tokens``    distinct ``m``-bit tokens, ``m = M + 3``, each a query token
-                 ``(0, 1, x_{S^c}, 1)`` or a database token ``(1, 0, x_S, k)``;
+2. ``tokens``    distinct ``m``-bit tokens, each a query token ``(0, 1, x_{S^c}, 1)`` or a
+                 database token ``(1, 0, x_S, k)`` (``m = M + 3``); in the paper's layout
+                 (``m = M + 2``, no answer coordinate) ``(0, 1, x_{S^c})`` or ``(1, 0, x_T)`` with
+                 ``T`` of weight ``h`` (a match) or ``h + 1`` (a padding ``S ∪ {j}``);
 3. ``origin``    each sequence is, as a multiset, exactly the sequence its origin makes
                  (``q`` distinct code words ``S_i``, a pattern ``p``, a permutation ``π``:
-                 the tokens ``q_{π(S_i)}`` and ``d_{π(S_i), p_i}``);
+                 the tokens ``q_{π(S_i)}`` and ``d_{π(S_i), p_i}``; in the ``M + 2`` layout the
+                 padding ``d_{S,1}`` is ``(1, 0, x_{S ∪ {j}})``, ``j`` the lowest coordinate outside ``S``);
 4. ``held-out``  training and validation origins use no held-out word, pattern or
                  permutation; each test origin uses a held-out pattern, a held-out
                  permutation and at least one held-out word;
@@ -116,11 +119,13 @@ def _bitstring(v: Any, where: str, k: int) -> int:
     return int(v[::-1], 2)
 
 
-def _query(word: int, M: int) -> int:
-    return 0b10 | ((~word & ((1 << M) - 1)) << 2) | (1 << (2 + M))
+def _query(word: int, M: int, m: int) -> int:
+    return 0b10 | ((~word & ((1 << M) - 1)) << 2) | ((1 << (2 + M)) if m == M + 3 else 0)
 
 
-def _database(word: int, k: int, M: int) -> int:
+def _database(word: int, k: int, M: int, m: int) -> int:
+    if m == M + 2:  # the padding: the lowest coordinate outside S added (overlap one with q_S)
+        return 0b01 | ((word | (~word & (word + 1)) if k else word) << 2)
     return 0b01 | (word << 2) | (k << (2 + M))
 
 
@@ -156,7 +161,7 @@ def check_split(doc: Any) -> SplitReport:
     q = _int(st.get("q"), "setting.q", 1, MAX_Q)
     n = _int(st.get("n"), "setting.n", 2 * q, 2 * q)
     h = _int(st.get("h"), "setting.h", 1, M - 1)
-    m = _int(st.get("m"), "setting.m", M + 3, M + 3)
+    m = _int(st.get("m"), "setting.m", M + 2, M + 3)  # M + 3: ours; M + 2: the paper's layout
     _int(st.get("distance"), "setting.distance", 1, M)
     if set(st) != {"M", "q", "n", "h", "m", "distance"}:
         _bad("setting", "expected the keys M, q, n, h, m, distance")
@@ -240,14 +245,14 @@ def check_split(doc: Any) -> SplitReport:
                      "test": len(seqs["test"]), "test_words_held": len(held_words), "patterns_held": len(held_pats),
                      "permutations_held": len(held_perms)}
     try:
-        _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, fam["inputs"])
+        _steps(report, M, m, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, fam["inputs"])
     except _Fail as f:
         report.failure = (f.step, f.msg)
     return report
 
 
-def _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, inputs) -> None:
-    m = M + 3
+def _steps(report, M, m, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, inputs) -> None:
+    h = report.setting["h"]
     # 2. tokens
     step = "tokens"
     if len(set(tokens)) != len(tokens):
@@ -255,14 +260,16 @@ def _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens
     for i, z in enumerate(tokens):
         typ, word, ans = z & 3, z >> 2 & ((1 << M) - 1), z >> (2 + M)
         if typ == 0b10:
-            ok = ans == 1 and (M - word.bit_count()) == report.setting["h"]
+            ok = ans == (1 if m == M + 3 else 0) and (M - word.bit_count()) == h
         elif typ == 0b01:
-            ok = word.bit_count() == report.setting["h"]
+            ok = word.bit_count() == h or (m == M + 2 and word.bit_count() == h + 1)
         else:
             ok = False
         if not ok:
-            raise _Fail(step, f"tokens[{i}] is neither a query token (0, 1, x_(S^c), 1) nor a database token "
-                              f"(1, 0, x_S, k) of a weight-{report.setting['h']} word")
+            raise _Fail(step, (f"tokens[{i}] is neither a query token (0, 1, x_(S^c), 1) nor a database token "
+                               f"(1, 0, x_S, k) of a weight-{h} word") if m == M + 3 else
+                        (f"tokens[{i}] is neither a query token (0, 1, x_(S^c)) nor a database token (1, 0, x_T) "
+                         f"with T of weight {h} or {h + 1} (the M + 2 layout)"))
     report.steps.append(step)
     # 3. origin
     step = "origin"
@@ -271,7 +278,7 @@ def _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens
             if len(set(ws)) != q:
                 raise _Fail(step, f"parts.{name}[{i}] repeats a word")
             pw = [_permute(words[w], perms[k]) for w in ws]
-            made = sorted([_query(w, M) for w in pw] + [_database(w, b, M) for w, b in zip(pw, pat)])
+            made = sorted([_query(w, M, m) for w in pw] + [_database(w, b, M, m) for w, b in zip(pw, pat)])
             if made != sorted(tokens[t] for t in toks):
                 raise _Fail(step, f"parts.{name}[{i}]: its tokens are not the sequence its words, pattern "
                                   f"{''.join(map(str, pat))} and permutation {k} make")
@@ -320,7 +327,7 @@ def _steps(report, M, q, words, perms, held_words, held_pats, held_perms, tokens
     k_in = 0
     for i, (toks, ws, pat, k) in enumerate(seqs["test"]):
         seq = [tokens[t] for t in toks]
-        by_query = {_query(_permute(words[w], perms[k]), M): b for w, b in zip(ws, pat)}
+        by_query = {_query(_permute(words[w], perms[k]), M, m): b for w, b in zip(ws, pat)}
         for pos, x in enumerate(seq):
             if x & 3 != 0b10:
                 continue

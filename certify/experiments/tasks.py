@@ -59,6 +59,13 @@ class SplitError(ValueError):
 
 MAX_M = 16
 MAX_Q = 12
+#: Token layouts (``--layout``): ours, ``m = M + 3`` (C.3 with ``s = 1``), and the paper's count, ``m = M + 2``.
+LAYOUTS = ("M+3", "M+2")
+
+
+def _pad(word: int, k: int) -> int:
+    """``S`` for ``k = 0``; ``S ∪ {j}``, ``j`` the lowest coordinate outside ``S``, for ``k = 1`` (the ``M + 2`` layout)."""
+    return word | (~word & (word + 1)) if k else word
 #: Sequences per part at most (a split is built and listed in memory, and written to a file).
 MAX_SEQUENCES = 200_000
 #: Rejection sampling gives up after this many draws per sequence asked for.
@@ -75,6 +82,7 @@ class Setting:
     q: int
     h: int
     distance: int = 1
+    layout: str = "M+3"  # LAYOUTS: "M+3" (ours, C.3 with s = 1) or "M+2" (the paper's count, no answer coordinate)
 
     @property
     def n(self) -> int:
@@ -83,19 +91,34 @@ class Setting:
 
     @property
     def m(self) -> int:
-        """Token length ``M + 3`` (two type coordinates, ``M`` word coordinates, one answer coordinate)."""
-        return self.M + 3
+        """Token length: ``M + 3`` (two type coordinates, ``M`` word coordinates, one answer coordinate), or
+        ``M + 2`` in the paper's layout (no answer coordinate; docs/math.md §10)."""
+        return self.M + (2 if self.layout == "M+2" else 3)
 
     @property
     def label(self) -> str:
-        return f"(M, q, n) = ({self.M}, {self.q}, {self.n})"
+        return f"(M, q, n) = ({self.M}, {self.q}, {self.n})" + (", m = M + 2" if self.layout == "M+2" else "")
 
     @property
     def key(self) -> str:
-        return f"M{self.M}_q{self.q}"
+        return f"M{self.M}_q{self.q}" + (f"_m{self.m}" if self.layout == "M+2" else "")
+
+    def query_token(self, word: int) -> int:
+        """``q_S = (0, 1, x_{S^c}, 1)``; in the ``M + 2`` layout ``(0, 1, x_{S^c})``."""
+        if self.layout == "M+2":
+            return 0b10 | ((~word & ((1 << self.M) - 1)) << 2)
+        return query_token(word, self.M, 1)
+
+    def database_token(self, word: int, k: int) -> int:
+        """The match ``d_{S,0}`` or the padding ``d_{S,1}`` of word ``S``: ``(1, 0, x_S, k)``; in the ``M + 2``
+        layout ``(1, 0, x_S)`` and ``(1, 0, x_{S ∪ {j}})``, ``j`` the lowest coordinate outside ``S`` (overlap one
+        with ``q_S``, at least one with every other query token: docs/math.md §10)."""
+        if self.layout == "M+2":
+            return 0b01 | (_pad(word, k) << 2)
+        return database_token(word, k, self.M, 1)
 
     @classmethod
-    def parse(cls, text: str, distance: int = 1) -> "Setting":
+    def parse(cls, text: str, distance: int = 1, layout: str = "M+3") -> "Setting":
         """``"M:q"`` or ``"M:q:h"`` (``4 ≤ M ≤ 16``, ``1 ≤ q ≤ 12``, ``1 ≤ h < M``); ``ValueError`` otherwise."""
         parts = text.strip().split(":")
         try:
@@ -107,7 +130,9 @@ class Setting:
             raise ValueError(f"setting {text.strip()[:40]!r}: expected M:q or M:q:h, e.g. 6:4") from None
         if not 4 <= M <= MAX_M or not 1 <= q <= MAX_Q or not 1 <= h < M:
             raise ValueError(f"setting {text.strip()[:40]!r}: need 4 ≤ M ≤ {MAX_M}, 1 ≤ q ≤ {MAX_Q} and 1 ≤ h < M")
-        return cls(M, q, h, distance)
+        if layout not in LAYOUTS:
+            raise ValueError(f"--layout {str(layout)[:10]!r}: expected one of {', '.join(LAYOUTS)}")
+        return cls(M, q, h, distance, layout)
 
     def to_json(self) -> dict[str, int]:
         return {"M": self.M, "q": self.q, "n": self.n, "h": self.h, "m": self.m, "distance": self.distance}
@@ -215,9 +240,8 @@ def _held(count: int, share: Fraction, what: str, keep: int = 1) -> int:
 
 def _sequence(setting: Setting, words: tuple[int, ...], pattern: tuple[int, ...], perm: tuple[int, ...],
               rng: random.Random) -> tuple[int, ...]:
-    M = setting.M
     pw = [permute_word(w, perm) for w in words]
-    toks = [query_token(w, M, 1) for w in pw] + [database_token(w, k, M, 1) for w, k in zip(pw, pattern)]
+    toks = [setting.query_token(w) for w in pw] + [setting.database_token(w, k) for w, k in zip(pw, pattern)]
     rng.shuffle(toks)
     return tuple(toks)
 
@@ -312,15 +336,15 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
     for part, origin in ((split.train, split.train_origin), (split.val, split.val_origin), (split.test, split.test_origin)):
         for seq, (ws, pat, k) in zip(part, origin):
             got = [X.target for X in split.inputs(seq)]
-            want = [pat[sorted(ws).index(w)] for w in _query_words(seq, perms[k], ws, M)]
+            want = [pat[sorted(ws).index(w)] for w in _query_words(seq, perms[k], ws, setting)]
             if got != want:  # the oracle is the label; the pattern must agree with it (a bug otherwise)
                 raise AssertionError(f"labels {got} disagree with the pattern {want} of sequence {seq}")
     return split
 
 
-def _query_words(seq: tuple[int, ...], perm: tuple[int, ...], words: tuple[int, ...], M: int) -> list[int]:
+def _query_words(seq: tuple[int, ...], perm: tuple[int, ...], words: tuple[int, ...], setting: Setting) -> list[int]:
     """The base word of each query token of ``seq``, in sequence order."""
-    by_token = {query_token(permute_word(w, perm), M, 1): w for w in words}
+    by_token = {setting.query_token(permute_word(w, perm)): w for w in words}
     return [by_token[z] for z in seq if is_query_token(z)]
 
 

@@ -19,6 +19,39 @@ def base():
     return split, split_to_json(split)
 
 
+def base_m2():
+    """The same draw in the paper's layout (m = M + 2: the padding of S is (1, 0, x_(S ∪ {j})))."""
+    split = build_split(Setting(4, 2, 2, layout="M+2"), SplitConfig(train=24, val=6, test=6), draw=0)
+    return split, split_to_json(split)
+
+
+def invalid_m2(split, doc):
+    """Attacks on the M + 2 layout: its padding is where it differs from ours."""
+    out = {}
+    d = copy.deepcopy(doc)  # a padding (weight h + 1) swapped for a weight-h token at overlap one: another word's match
+    M, h = split.setting.M, split.setting.h
+    for rec in d["parts"]["train"]:
+        if "1" in rec["pattern"]:
+            break
+    tokens = [int(t[::-1], 2) for t in d["tokens"]]
+    pad = next(i for i in rec["tokens"] if tokens[i] & 3 == 1 and (tokens[i] >> 2).bit_count() == h + 1)
+    word = tokens[pad] >> 2
+    # drop one coordinate of S ∪ {j} so that what is left is not S (whose padding S ∪ {j} is): a weight-h word
+    # S' ≠ S at overlap one with q_S — the match of another word
+    other = next(word & ~(1 << i) for i in range(M) if word >> i & 1
+                 and (word & ~(1 << i)) | (~(word & ~(1 << i)) & ((word & ~(1 << i)) + 1)) != word)
+    swapped = 0b01 | (other << 2)
+    bits = format(swapped, f"0{split.setting.m}b")[::-1]
+    if bits not in d["tokens"]:
+        d["tokens"].append(bits)
+    rec["tokens"][rec["tokens"].index(pad)] = d["tokens"].index(bits)
+    out["m_plus_2_padding_swapped_for_another_words_match"] = (d, "origin")
+    d = copy.deepcopy(doc)
+    d["family"]["inputs"][0]["target"] = 1 - d["family"]["inputs"][0]["target"]
+    out["m_plus_2_test_label_flipped"] = (d, "labels")
+    return out
+
+
 def _inverse(p):
     inv = [0] * len(p)
     for i, j in enumerate(p):
@@ -163,6 +196,16 @@ def main() -> None:
     for name, (d, step) in invalid(split, doc).items():
         (HERE / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
         manifest["invalid"][f"{name}.json"] = step
+    split2, doc2 = base_m2()
+    (HERE / "valid" / "small_M4_q2_layout_m_plus_2.json").write_text(json.dumps(doc2) + "\n")
+    manifest["valid"].append("small_M4_q2_layout_m_plus_2.json")
+    for name, (d, step) in invalid_m2(split2, doc2).items():
+        (HERE / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
+        manifest["invalid"][f"{name}.json"] = step
+    d = copy.deepcopy(doc)  # an M + 3 file that says m = M + 2: its tokens are one bit too long
+    d["setting"]["m"] -= 1
+    (HERE / "malformed" / "m_plus_2_setting_with_m_plus_3_tokens.json").write_text(json.dumps(d) + "\n")
+    manifest["malformed"].append("m_plus_2_setting_with_m_plus_3_tokens.json")
     for name, d in malformed(doc).items():
         (HERE / "malformed" / f"{name}.json").write_text(d if isinstance(d, str) else json.dumps(d) + "\n")
         manifest["malformed"].append(f"{name}.json")
