@@ -416,6 +416,28 @@ def test_the_feature_maps_are_the_maps_of_the_same_projection(tmp_path):
     assert torch.allclose(outs["favor"], torch.exp(v @ f.omega.T - (v * v).sum(-1, keepdim=True) / 2) / 5 ** 0.5)
 
 
+@pytest.mark.parametrize("args,steps", [([], 2000), (["--steps", "30"], 30), (["--steps", "600"], 600)])
+def test_the_paper_preset_sets_only_what_is_not_given(args, steps):
+    """``capacity --preset paper`` is ``--steps 2000`` unless --steps is given (docs/experiments.md, "A preset")."""
+    from certify.cli.experiments import PRESETS, apply_preset, capacity_cmd
+
+    ctx = capacity_cmd.make_context("capacity", ["--preset", "paper", *args])
+    out = apply_preset(ctx, "paper", ctx.params)
+    assert out["steps"] == steps and PRESETS["paper"] == {"steps": 2000}
+    assert {k: v for k, v in out.items() if k != "steps"} == {k: v for k, v in ctx.params.items() if k != "steps"}
+
+
+def test_a_preset_run_writes_the_json_of_its_options_spelled_out(tmp_path):
+    """With --steps given, --preset paper changes nothing: the same JSON byte for byte (the preset is only values)."""
+    pytest.importorskip("torch")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    common = ["experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--no-dense", "--out", "out", "--json"]
+    a = run_cli(*common, "--preset", "paper", cwd=tmp_path / "a")
+    b = run_cli(*common, cwd=tmp_path / "b")
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout
+
+
 def test_heads_smoke_run_writes_multi_head_tables(tmp_path):
     pytest.importorskip("torch")
     env = {k: v for k, v in os.environ.items() if k != "CERTIFY_PROGRESS"}  # progress on: one line per run

@@ -1,0 +1,451 @@
+"""The sensitivity study of §6.2 and §6.3 (docs/experiments.md, "Which choices move §6.2 and §6.3"): run it, rerun a
+cell, and regenerate the doc's tables and figure from the committed JSON documents.
+
+Every *cell* of the study is one ``certify experiment`` command (options only, no code
+edits); its JSON document (``OUT/results.json``) is committed as
+``docs/results/experiments/study/<cell>.json``. The committed default runs
+(``docs/results/experiments/capacity.json``) give the tables' five-seed reference row. ::
+
+    python tests/benchmarks/study_experiments.py --list             # every cell and its command
+    python tests/benchmarks/study_experiments.py --run --jobs 2     # run the cells whose JSON is missing (≈ 45 min)
+    python tests/benchmarks/study_experiments.py --rerun CELL       # rerun one cell; byte-compare its JSON
+    python tests/benchmarks/study_experiments.py --report           # rewrite the doc section and the figure
+
+Each command runs in ``--scratch`` (default ``/tmp/certify-study``) with ``--out`` the cell's
+name, so the file paths inside its JSON are the same on every rerun. The tables use only
+exact test accuracies (``runs[].exact.test``) and, for the validation-selected choice of
+a configuration, the float validation accuracy (``runs[].float.val``), never the test set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RESULTS = os.path.join(ROOT, "docs", "results", "experiments")
+STUDY = os.path.join(RESULTS, "study")
+DOC = os.path.join(ROOT, "docs", "experiments.md")
+FIGURE = os.path.join(ROOT, "docs", "experiments-study.png")
+BEGIN, END = "<!-- study:begin (tests/benchmarks/study_experiments.py --report) -->", "<!-- study:end -->"
+
+#: §6.2's settings in the study: (setting, ranks around the paper's threshold and ours).
+CAPACITY = {"M8_q6": ("8:6", (8, 16, 32, 64)), "M10_q8": ("10:8", (32, 64, 128))}
+#: The paper's smallest rank reaching 90% mean accuracy at those settings (§6.2).
+PAPER_90 = {"M8_q6": 16, "M10_q8": 64}
+SEEDS = (0, 1, 2)  # the variations' seeds; the baseline's first three seeds are its paired counterpart
+#: One factor at a time: (factor, level, options).
+VARIATIONS = (
+    ("learning rate", "0.003", ("--lr", "0.003")),
+    ("learning rate", "0.03", ("--lr", "0.03")),
+    ("steps", "2,000", ("--steps", "2000")),
+    ("feature map", "elu + 1", ("--feature-map", "elu1")),
+    ("feature map", "FAVOR+", ("--feature-map", "favor")),
+    ("token layout", "M + 2", ("--layout", "M+2")),
+    ("training set", "1,024", ("--train", "1024")),
+    ("training set", "16,384", ("--train", "16384")),
+)
+#: ``capacity --preset paper`` at the paper's three settings, seeds 0–4, and the paper's thresholds there.
+PRESET_SETTINGS = {"M6_q4": "6:4", "M8_q6": "8:6", "M10_q8": "10:8"}
+PRESET_RANKS = (4, 8, 16, 32, 64, 128)
+PAPER_90_ALL = {"M6_q4": 8, "M8_q6": 16, "M10_q8": 64}
+HEADS_DRAWS = (0, 1, 2, 3, 4)  # the default run has draws 0 and 1; the same seeds and options give the same runs
+
+
+def _slug(opts: tuple[str, ...]) -> str:
+    return "-".join(o.lstrip("-").replace("+", "p").replace("feature-map", "map") for o in opts)
+
+
+def cells() -> list[dict]:
+    """Every cell: name, its command (argv after ``certify``), the JSON path, and what it varies."""
+    out = []
+    for key, (setting, ranks) in CAPACITY.items():
+        for factor, level, opts in (("defaults", "", ()),) + VARIATIONS:
+            name = f"capacity-{key}-{_slug(opts) or 'defaults'}"
+            out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "capacity",
+                        "factor": factor, "level": level, "setting": key,
+                        "argv": ["experiment", "capacity", "--settings", setting, "--ranks", ",".join(map(str, ranks)),
+                                 "--seeds", f"{SEEDS[0]}-{SEEDS[-1]}", *(("--no-dense",) if opts else ()), *opts,
+                                 "--out", name]})
+    for key, setting in PRESET_SETTINGS.items():  # the preset's check: all three settings, five seeds (the paper's)
+        name = f"capacity-preset-paper-{key}"
+        out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "capacity",
+                    "factor": "preset", "level": "paper", "setting": key,
+                    "argv": ["experiment", "capacity", "--preset", "paper", "--settings", setting, "--ranks",
+                             ",".join(map(str, PRESET_RANKS)), "--no-dense", "--out", name]})
+    for d in HEADS_DRAWS:
+        name = f"heads-draw{d}"
+        out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "heads",
+                    "factor": "data draw", "level": str(d), "setting": "M8_q3",
+                    "argv": ["experiment", "heads", "--draws", str(d), "--no-dense", "--out", name]})
+    return out
+
+
+def printed(cell: dict) -> str:
+    return "certify " + " ".join(shlex.quote(a) for a in cell["argv"])
+
+
+def run_cell(cell: dict, scratch: str) -> tuple[str, bool, str]:
+    """Run one cell in ``scratch``; ``(name, identical to the committed JSON or None when there is none, message)``."""
+    os.makedirs(scratch, exist_ok=True)
+    out_dir = os.path.join(scratch, cell["argv"][cell["argv"].index("--out") + 1])
+    shutil.rmtree(out_dir, ignore_errors=True)
+    env = dict(os.environ, CERTIFY_PROGRESS="0")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "certify.cli", *cell["argv"]], cwd=scratch, env=env,
+                          capture_output=True, text=True)
+    wall = f" ({time.perf_counter() - t0:.0f} s wall)"
+    if proc.returncode != 0:
+        return cell["name"], False, f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}{wall}"
+    with open(os.path.join(out_dir, "results.json"), "rb") as fh:
+        data = fh.read()
+    if os.path.exists(cell["json"]):
+        with open(cell["json"], "rb") as fh:
+            same = fh.read() == data
+        return cell["name"], same, ("byte-identical to " if same else "DIFFERS from ") + os.path.relpath(cell["json"], ROOT) + wall
+    os.makedirs(os.path.dirname(cell["json"]), exist_ok=True)
+    with open(cell["json"], "wb") as fh:
+        fh.write(data)
+    return cell["name"], True, "wrote " + os.path.relpath(cell["json"], ROOT) + wall
+
+
+# --------------------------------------------------------------------------- reading the documents
+
+
+def load(cell: dict) -> dict:
+    with open(cell["json"], encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _acc(run: dict, part: str = "test") -> Fraction:
+    e = run["exact"][part]
+    return Fraction(e["correct"], e["total"])
+
+
+def _t(values: list) -> tuple[float, float]:
+    """Mean and 95% Student-t half-width (floats, for display; the protocol's table of quantiles)."""
+    from certify.experiments.protocol import t_interval
+
+    mean, half = t_interval([Fraction(v) for v in values])
+    return float(mean), half
+
+
+def capacity_table(doc: dict, key: str, seeds=SEEDS) -> dict:
+    """Per rank: exact mean test accuracy over ``seeds`` and the mean float validation accuracy; the smallest
+    rank at ≥ 90% on test and on validation."""
+    rows = {}
+    for r in doc["runs"]:
+        if r["setting"].split("_m")[0] != key or r["model"] != "positive" or r["seed"] not in seeds:
+            continue
+        row = rows.setdefault(r["rank"], {"test": [], "val": [], "seeds": []})
+        row["test"].append(_acc(r))
+        row["val"].append(r["float"]["val"]["accuracy"] or 0.0)
+        row["seeds"].append(r["seed"])
+    out = {}
+    for rank, row in sorted(rows.items()):
+        if sorted(row["seeds"]) != sorted(seeds):
+            raise ValueError(f"{key} rank {rank}: seeds {row['seeds']}, expected {list(seeds)}")
+        out[rank] = {"test": sum(row["test"], Fraction(0)) / len(row["test"]), "val": sum(row["val"]) / len(row["val"])}
+    first = lambda part: next((k for k, v in out.items() if v[part] >= Fraction(9, 10)), None)  # noqa: E731
+    return {"ranks": out, "test90": first("test"), "val90": first("val")}
+
+
+def heads_errors(docs: list[dict]) -> dict:
+    """``(draw, R, H) → {seed: (test error, train error)}``, exact, over every document."""
+    out: dict = {}
+    for doc in docs:
+        for r in doc["runs"]:
+            if r["model"] != "positive":
+                continue
+            out.setdefault((r["draw"], r["rank"], r["heads"]), {})[r["seed"]] = (1 - _acc(r), 1 - _acc(r, "train"))
+    return out
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def _dec(x: Fraction | float) -> str:
+    return f"{float(x):.3f}"
+
+
+def _distance(t: dict[str, dict]) -> tuple[int, bool]:
+    """Σ over the settings of |log₂ (validation threshold) − log₂ (paper's)|; not reached: twice the largest rank."""
+    total, beyond = 0, False
+    for key, (_, ranks) in CAPACITY.items():
+        r = t[key]["val90"]
+        if r is None:
+            r, beyond = 2 * ranks[-1], True
+        total += abs(int(math.log2(r)) - int(math.log2(PAPER_90[key])))
+    return total, beyond
+
+
+def report(check_only: bool = False) -> int:
+    cs = cells()
+    missing = [c["name"] for c in cs if not os.path.exists(c["json"])]
+    if missing:
+        print(f"missing JSON documents ({len(missing)}): {', '.join(missing)}; run --run first", file=sys.stderr)
+        return 2
+    docs = {c["name"]: load(c) for c in cs}
+    lines: list[str] = []
+    add = lines.append
+    # ---- §6.2
+    configs = [("defaults", None, "defaults")]
+    for factor, level, opts in VARIATIONS:
+        configs.append((f"{factor}: {level}", None, _slug(opts)))
+    tables: dict[str, dict[str, dict]] = {}
+    for label, _, slug in configs:
+        tables[label] = {key: capacity_table(docs[f"capacity-{key}-{slug}"], key) for key in CAPACITY}
+    with open(os.path.join(RESULTS, "capacity.json"), encoding="utf-8") as fh:
+        committed = json.load(fh)
+    full = {key: capacity_table(committed, key, seeds=(0, 1, 2, 3, 4)) for key in CAPACITY}
+    for key, (setting, ranks) in CAPACITY.items():
+        M, q = setting.split(":")
+        add("")
+        add(f"**(M, q, n) = ({M}, {q}, {2 * int(q)})**: mean joint-OOD exact-sequence accuracy over seeds 0–2 "
+            f"(exact, from the exported tables), and the smallest tested rank reaching 90% on test and, in floats, "
+            f"on validation (paper: {PAPER_90[key]}).")
+        add("")
+        add("| configuration | " + " | ".join(f"r = {r}" for r in ranks) + " | ≥ 90% (test) | ≥ 90% (validation) |")
+        add("| --- | " + " | ".join("---:" for _ in ranks) + " | ---: | ---: |")
+        for label, _, _ in configs:
+            t = tables[label][key]
+            cells_ = [(_dec(t["ranks"][r]["test"]) if r in t["ranks"] else "—") for r in ranks]
+            add(f"| {label} | " + " | ".join(cells_) + f" | {t['test90'] or '> ' + str(ranks[-1])} | "
+                f"{t['val90'] or '> ' + str(ranks[-1])} |")
+        f5 = full[key]
+        add("| defaults, all five seeds (the committed run) | " + " | ".join(_dec(f5["ranks"][r]["test"]) for r in ranks)
+            + f" | {f5['test90']} | {f5['val90']} |")
+    match = [label for label, t in tables.items() if all(t[k]["test90"] == PAPER_90[k] for k in CAPACITY)]
+    distance = {label: _distance(t) for label, t in tables.items()}
+    closest = min(distance, key=lambda label: distance[label][0])
+    add("")
+    add("How far each configuration's validation thresholds are from the paper's (the sum over the two settings of "
+        "|log₂ rank − log₂ paper's rank|; a threshold not reached by the largest tested rank counts as twice it, "
+        "marked ≥): " + "; ".join(f"{label} {'≥ ' if d[1] else ''}{d[0]}" for label, d in distance.items())
+        + f". The closest is **{closest}**.")
+    # ---- the preset's check: five seeds, the three settings
+    add("")
+    add("**`--preset paper`** (the closest configuration on validation, at the paper's three settings, seeds 0–4): "
+        "mean joint-OOD exact-sequence accuracy, and the smallest tested rank reaching 90%.")
+    add("")
+    add("| setting | " + " | ".join(f"r = {r}" for r in PRESET_RANKS) + " | ≥ 90% (test) | ≥ 90% (validation) | paper |")
+    add("| --- | " + " | ".join("---:" for _ in PRESET_RANKS) + " | ---: | ---: | ---: |")
+    preset90 = {}
+    for key, setting in PRESET_SETTINGS.items():
+        t = capacity_table(docs[f"capacity-preset-paper-{key}"], key, seeds=(0, 1, 2, 3, 4))
+        M, q = setting.split(":")
+        preset90[key] = t["test90"]
+        add(f"| ({M}, {q}, {2 * int(q)}) | " + " | ".join(_dec(t["ranks"][r]["test"]) for r in PRESET_RANKS)
+            + f" | {t['test90'] or '> ' + str(PRESET_RANKS[-1])} | {t['val90'] or '> ' + str(PRESET_RANKS[-1])} | "
+            f"{PAPER_90_ALL[key]} |")
+    # ---- §6.3
+    hdocs = [docs[f"heads-draw{d}"] for d in HEADS_DRAWS]
+    err = heads_errors(hdocs)
+    draws = sorted({d for d, _, _ in err})
+    budgets = sorted({R for _, R, _ in err})
+    heads = sorted({H for _, _, H in err})
+    seeds = sorted(next(iter(err.values())))
+    add("")
+    add(f"**(M, q, n) = (8, 3, 6), draws {', '.join(map(str, draws))}, seeds {seeds[0]}–{seeds[-1]}**: mean "
+        "joint-OOD test error (1 − exact-sequence accuracy) per data draw, averaged over the budgets "
+        f"R = {', '.join(map(str, budgets))}; the lowest in bold.")
+    add("")
+    add("| draw | " + " | ".join(f"H = {H}" for H in heads) + " | lowest | H = 2 and H = 4 cross | "
+        "paired H=2 − H=1 intervals that include 0 | train vs test error at R = " + str(budgets[-1]) + " (H = 1) |")
+    add("| ---: | " + " | ".join("---:" for _ in heads) + " | ---: | --- | ---: | --- |")
+    lowest_by_draw, cross_by_draw, zero_by_draw = {}, {}, {}
+    per_pair: dict[int, list[float]] = {H: [] for H in heads}  # per (draw, seed): mean over budgets
+    for d in draws:
+        means = {H: sum(sum(err[(d, R, H)][s][0] for s in seeds) / len(seeds) for R in budgets) / len(budgets)
+                 for H in heads}
+        low = min(heads, key=lambda H: means[H])
+        lowest_by_draw[d] = low
+        diff = [sum(err[(d, R, 2)][s][0] - err[(d, R, 4)][s][0] for s in seeds) for R in budgets]
+        cross = any(a * b < 0 for a, b in zip(diff, diff[1:])) or (any(x > 0 for x in diff) and any(x < 0 for x in diff))
+        cross_by_draw[d] = cross
+        inc = 0
+        for R in budgets:
+            m, half = _t([err[(d, R, 2)][s][0] - err[(d, R, 1)][s][0] for s in seeds])
+            inc += abs(m) <= half
+        zero_by_draw[d] = inc
+        tr = sum(err[(d, budgets[-1], 1)][s][1] for s in seeds) / len(seeds)
+        te = sum(err[(d, budgets[-1], 1)][s][0] for s in seeds) / len(seeds)
+        for s in seeds:
+            for H in heads:
+                per_pair[H].append(float(sum(err[(d, R, H)][s][0] for R in budgets) / len(budgets)))
+        add(f"| {d} | " + " | ".join((f"**{_dec(means[H])}**" if H == low else _dec(means[H])) for H in heads)
+            + f" | H = {low} | {'yes' if cross else 'no'} | {inc} of {len(budgets)} | {_dec(tr)} vs {_dec(te)} |")
+    pooled = {H: _t(per_pair[H]) for H in heads}
+    diffs = {H: _t([a - b for a, b in zip(per_pair[H], per_pair[1])]) for H in heads if H != 1}
+    add(f"| all ({len(draws)} × {len(seeds)}) | " + " | ".join(
+        f"{pooled[H][0]:.3f} ± {pooled[H][1]:.3f}" for H in heads) + f" | H = {min(heads, key=lambda H: pooled[H][0])} | "
+        f"{sum(cross_by_draw.values())} of {len(draws)} draws | {sum(zero_by_draw.values())} of "
+        f"{len(draws) * len(budgets)} | |")
+    add("")
+    add("Paired over the " + str(len(per_pair[1])) + " (draw, seed) pairs, mean over the budgets: " + "; ".join(
+        f"H = {H} − H = 1: {m:+.4f} ± {h:.4f} ({'includes 0' if abs(m) <= h else 'excludes 0'})"
+        for H, (m, h) in diffs.items()) + ".")
+    # ---- verdicts
+    h1_lowest = min(heads, key=lambda H: pooled[H][0]) == 1
+    n_h1 = sum(v == 1 for v in lowest_by_draw.values())
+    n_cross = sum(cross_by_draw.values())
+    n_zero = sum(v == len(budgets) for v in zero_by_draw.values())
+    draws_text = f"defaults, draws {draws[0]}–{draws[-1]}, seeds {seeds[0]}–{seeds[-1]}"
+    add("")
+    add("| claim (paper) | verdict | configuration(s) behind it |")
+    add("| --- | --- | --- |")
+    fmt = lambda d: ", ".join(str(d[k] or ">") for k in PRESET_SETTINGS)  # noqa: E731
+    if match:
+        v62 = (f"**reproduced under {', '.join(match)}** at (8, 6, 12) and (10, 8, 16), seeds 0–2; with five seeds "
+               f"at the three settings the preset gives {fmt(preset90)} against the paper's {fmt(PAPER_90_ALL)}"
+               + ("" if preset90 == PAPER_90_ALL else " (above)"))
+    else:
+        v62 = "**not reproduced under any tried choice**"
+    add("| §6.2: the smallest tested rank reaching 90% mean accuracy grows 8 → 16 → 64 | " + v62 + " | "
+        + "; ".join(f"{label}: {t['M8_q6']['test90'] or '>'}, {t['M10_q8']['test90'] or '>'}"
+                    for label, t in tables.items()) + " (at (8, 6, 12), (10, 8, 16); seeds 0–2, test) |")
+    dense = [_acc(r) for key in CAPACITY for r in docs[f"capacity-{key}-defaults"]["runs"] if r["model"] == "dense"]
+    dense_ok = bool(dense) and min(dense) >= Fraction(9, 10)
+    add(f"| §6.2: dense attention succeeds at every seed | **{'reproduced' if dense_ok else 'not reproduced'}** "
+        f"(lowest accuracy of the {len(dense)} dense runs: {_dec(min(dense))}) | defaults, with the dense reference |")
+    v1 = ("**reproduced**" if h1_lowest and n_h1 == len(draws) else
+          f"**reproduced on {n_h1} of {len(draws)} draws only**" if n_h1 else "**not reproduced**")
+    add(f"| §6.3: one head has the lowest mean error | {v1}: the lowest mean error over the budgets is "
+        + ", ".join(f"H = {lowest_by_draw[d]}" for d in draws) + f" on draws {', '.join(map(str, draws))}; pooled "
+        + ", ".join(f"H = {H} {pooled[H][0]:.3f}" for H in heads) + f" | {draws_text} |")
+    add("| §6.3: the two- and four-head curves cross | **"
+        + ("reproduced" if n_cross == len(draws) else f"on {n_cross} of {len(draws)} draws") + f"** | {draws_text} |")
+    add("| §6.3: every paired 95% interval for H = 2 − H = 1 includes 0 (paper: on the second draw) | **"
+        + ("reproduced on every draw" if n_zero == len(draws) else f"on {n_zero} of {len(draws)} draws") + "** ("
+        + ", ".join(f"draw {d}: {zero_by_draw[d]} of {len(budgets)}" for d in draws) + f") | {draws_text} |")
+    big = budgets[-1]
+    fit = {(d, H): (sum(err[(d, big, H)][k][1] for k in seeds) / len(seeds),
+                    sum(err[(d, big, H)][k][0] for k in seeds) / len(seeds)) for d in draws for H in heads}
+    n_fit = sum(tr < Fraction(1, 100) for tr, _ in fit.values())
+    n_err = sum(te > 0 for _, te in fit.values())
+    n_above = sum(te > tr for tr, te in fit.values())
+    add(f"| §6.3: at larger budgets the models fit the training data almost perfectly but still err on held-out "
+        f"inputs | **{'reproduced' if n_fit == n_err == len(fit) else 'partly'}**: at R = {big}, mean train error "
+        f"below 1% in {n_fit} of {len(fit)} (draw, H) cells, test error above 0 in {n_err}, and above the train "
+        f"error in {n_above} (largest train error {_dec(max(tr for tr, _ in fit.values()))}, test errors "
+        f"{_dec(min(te for _, te in fit.values()))}–{_dec(max(te for _, te in fit.values()))}) | {draws_text} |")
+    text = "\n".join(lines).strip("\n")
+    with open(DOC, encoding="utf-8") as fh:
+        doc = fh.read()
+    if BEGIN not in doc or END not in doc:
+        print(f"{DOC}: markers not found", file=sys.stderr)
+        return 2
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    new = head + BEGIN + "\n" + text + "\n" + END + tail
+    if check_only:
+        if new != doc:
+            print("docs/experiments.md: the study section is not what the committed JSON documents give; run --report",
+                  file=sys.stderr)
+            return 1
+        print("docs/experiments.md: the study section matches the committed JSON documents")
+        return 0
+    with open(DOC, "w", encoding="utf-8") as fh:
+        fh.write(new)
+    _figure(tables, configs, pooled, err, draws, budgets, heads, seeds)
+    print(text)
+    return 0
+
+
+def _figure(tables, configs, pooled, err, draws, budgets, heads, seeds) -> None:
+    from certify.bounds.plot import _pyplot
+
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
+    for ax, (key, (setting, ranks)) in zip(axes, CAPACITY.items()):
+        for i, (label, _, _) in enumerate(configs):
+            t = tables[label][key]
+            xs = [r for r in ranks if r in t["ranks"]]
+            ax.plot(xs, [float(t["ranks"][r]["test"]) for r in xs], "o-" if i == 0 else ".-",
+                    lw=2.5 if i == 0 else 1, color="black" if i == 0 else f"C{i - 1}", label=label)
+        ax.axhline(0.9, color="grey", ls=":", lw=1)
+        ax.axvline(PAPER_90[key], color="grey", ls="--", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ranks, [str(r) for r in ranks])
+        M, q = setting.split(":")
+        ax.set_title(f"§6.2 (M, q, n) = ({M}, {q}, {2 * int(q)}): dashed, the paper's 90% rank")
+        ax.set_xlabel("feature rank r")
+    axes[0].set_ylabel("mean joint-OOD accuracy, seeds 0–2 (exact)")
+    axes[1].legend(fontsize=7, loc="lower right")
+    ax = axes[2]
+    for H in heads:
+        ys, hw = [], []
+        for R in budgets:
+            vals = [err[(d, R, H)][s][0] for d in draws for s in seeds]
+            m, h = _t(vals)
+            ys.append(m)
+            hw.append(h)
+        ax.errorbar([R * (1 + 0.06 * (H - 2)) for R in budgets], ys, yerr=hw, fmt="o-", capsize=3, label=f"H = {H}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(budgets, [str(R) for R in budgets])
+    ax.set_title(f"§6.3 (8, 3, 6): {len(draws)} draws × {len(seeds)} seeds, 95% intervals")
+    ax.set_xlabel("feature budget R")
+    ax.set_ylabel("mean joint-OOD error (exact)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(FIGURE, dpi=110)
+    plt.close(fig)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--list", action="store_true", help="print every cell and its command")
+    ap.add_argument("--run", action="store_true", help="run the cells whose JSON document is missing")
+    ap.add_argument("--rerun", metavar="CELL", help="rerun one cell and byte-compare its JSON with the committed one")
+    ap.add_argument("--report", action="store_true", help="rewrite the doc's study section and the figure")
+    ap.add_argument("--check-doc", action="store_true", help="exit 1 if the doc's section is not what the JSON gives")
+    ap.add_argument("--times", action="store_true", help="each finished cell's wall time in --scratch (from its files)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--scratch", default="/tmp/certify-study")
+    a = ap.parse_args()
+    cs = cells()
+    if a.list:
+        for c in cs:
+            print(f"{c['name']:<40} {printed(c)}")
+        return 0
+    if a.rerun:
+        cell = next((c for c in cs if c["name"] == a.rerun), None)
+        if cell is None:
+            print(f"no cell {a.rerun!r} (--list)", file=sys.stderr)
+            return 2
+        print(printed(cell))
+        name, ok, msg = run_cell(cell, a.scratch)
+        print(f"{name}: {msg}")
+        return 0 if ok else 1
+    if a.times:  # each cell's wall time in --scratch, from its files: the first split written to results.json
+        for c in cs:
+            out_dir = os.path.join(a.scratch, c["argv"][c["argv"].index("--out") + 1])
+            res = os.path.join(out_dir, "results.json")
+            if os.path.exists(res):
+                first = min(os.path.getmtime(os.path.join(d, f)) for d, _, fs in os.walk(out_dir) for f in fs
+                            if f == "split.json")
+                print(f"{c['name']:<40} {os.path.getmtime(res) - first:7.0f} s")
+        return 0
+    if a.run:
+        todo = [c for c in cs if not os.path.exists(c["json"])]
+        todo.sort(key=lambda c: (c["kind"] != "heads", "M10" not in c["name"], "steps" not in c["name"]))
+        with ThreadPoolExecutor(max(1, a.jobs)) as pool:
+            for name, ok, msg in pool.map(lambda c: run_cell(c, a.scratch), todo):
+                print(f"{name}: {msg}", flush=True)
+        return 0
+    if a.report or a.check_doc:
+        return report(check_only=a.check_doc)
+    ap.print_help()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
