@@ -77,6 +77,9 @@ def test_paper_layout_overlaps_make_the_label_the_pattern(M):
     for h in range(1, M):
         s = Setting(M, 2, h, layout="M+2")
         words = [w for w in range(1 << M) if w.bit_count() == h]
+        # the paddings are exactly the weight-(h + 1) sets holding coordinate 0 (what check-split's tokens step asks)
+        assert {s.database_token(S, 1) >> 2 for S in words} == \
+            {T for T in range(1 << M) if T.bit_count() == h + 1 and T & 1}
         for S in words:
             q = s.query_token(S)
             assert ip(q, s.database_token(S, 0)) == 0 and ip(q, s.database_token(S, 1)) == 1

@@ -9,7 +9,8 @@ each a named step, the first failure named with the sequence it concerns:
 2. ``tokens``    distinct ``m``-bit tokens, each a query token ``(0, 1, x_{S^c}, 1)`` or a
                  database token ``(1, 0, x_S, k)`` (``m = M + 3``); in the paper's layout
                  (``m = M + 2``, no answer coordinate) ``(0, 1, x_{S^c})`` or ``(1, 0, x_T)`` with
-                 ``T`` of weight ``h`` (a match) or ``h + 1`` (a padding ``S ∪ {j}``);
+                 ``T`` of weight ``h`` (a match) or ``h + 1`` holding coordinate 0 (exactly the
+                 sets ``S ∪ {j}``, ``j`` the lowest coordinate outside ``S``: a padding);
 3. ``origin``    each sequence is, as a multiset, exactly the sequence its origin makes
                  (``q`` distinct code words ``S_i``, a pattern ``p``, a permutation ``π``:
                  the tokens ``q_{π(S_i)}`` and ``d_{π(S_i), p_i}``; in the ``M + 2`` layout the
@@ -262,14 +263,17 @@ def _steps(report, M, m, q, words, perms, held_words, held_pats, held_perms, tok
         if typ == 0b10:
             ok = ans == (1 if m == M + 3 else 0) and (M - word.bit_count()) == h
         elif typ == 0b01:
-            ok = word.bit_count() == h or (m == M + 2 and word.bit_count() == h + 1)
+            # M + 2: a padding S ∪ {j}, j the lowest coordinate outside S, always holds coordinate 0 (if 0 ∉ S then
+            # j = 0; else 0 ∈ S), and every weight-(h + 1) set holding 0 is one (S = T ∖ {0}, j = 0)
+            ok = word.bit_count() == h or (m == M + 2 and word.bit_count() == h + 1 and word & 1 == 1)
         else:
             ok = False
         if not ok:
             raise _Fail(step, (f"tokens[{i}] is neither a query token (0, 1, x_(S^c), 1) nor a database token "
                                f"(1, 0, x_S, k) of a weight-{h} word") if m == M + 3 else
                         (f"tokens[{i}] is neither a query token (0, 1, x_(S^c)) nor a database token (1, 0, x_T) "
-                         f"with T of weight {h} or {h + 1} (the M + 2 layout)"))
+                         f"with T of weight {h}, or of weight {h + 1} holding coordinate 0 (a padding S ∪ {{j}}, "
+                         "the M + 2 layout)"))
     report.steps.append(step)
     # 3. origin
     step = "origin"

@@ -13,6 +13,9 @@ lists every choice the paper leaves open. In short, for a setting ``(M, q)``:
   Min-IP target computed by the integer oracle (``witnesses.min_ip_target``), which is
   ``p_i`` here: every other overlap at ``q_{S_i}`` is ``≥ 1`` (distinct words of one
   weight, and the type and answer coordinates of two query tokens).
+* **The paper's layout** (``--layout M+2``): ``m = M + 2``, no answer coordinate: ``q_S = (0,
+  1, x_{S^c})``, ``d_{S,0} = (1, 0, x_S)`` and the padding ``d_{S,1} = (1, 0, x_{S ∪ {j}})``,
+  ``j`` the lowest coordinate outside ``S``; the label is again ``p_i`` (docs/math.md §10).
 * **The words** are the code ``greedy_code(M, h, Δ)`` (``Δ = 1``: all ``C(M, h)`` words),
   mapped by *coordinate permutations* ``π`` of ``[M]`` (applied to the word block).
 * **The split** holds out base words, patterns and permutations: training and

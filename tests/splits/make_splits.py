@@ -49,6 +49,10 @@ def invalid_m2(split, doc):
     d = copy.deepcopy(doc)
     d["family"]["inputs"][0]["target"] = 1 - d["family"]["inputs"][0]["target"]
     out["m_plus_2_test_label_flipped"] = (d, "labels")
+    d = copy.deepcopy(doc)  # review: a weight-(h + 1) database token without coordinate 0 is no word's padding
+    T = next(t for t in range(1 << M) if t.bit_count() == h + 1 and not t & 1)
+    d["tokens"].append(format(0b01 | (T << 2), f"0{split.setting.m}b")[::-1])
+    out["m_plus_2_token_that_is_no_words_padding"] = (d, "tokens")
     return out
 
 
