@@ -57,6 +57,8 @@ VARIATIONS = (
 PRESET_SETTINGS = {"M6_q4": "6:4", "M8_q6": "8:6", "M10_q8": "10:8"}
 PRESET_RANKS = (4, 8, 16, 32, 64, 128)
 PAPER_90_ALL = {"M6_q4": 8, "M8_q6": 16, "M10_q8": 64}
+#: §6.3's one-factor changes (draws 0 and 1, seeds 0–4): the learning rate.
+HEADS_VARIATIONS = (("learning rate", "0.003", ("--lr", "0.003")), ("learning rate", "0.03", ("--lr", "0.03")))
 HEADS_DRAWS = (0, 1, 2, 3, 4)  # the default run has draws 0 and 1; the same seeds and options give the same runs
 
 
@@ -81,6 +83,11 @@ def cells() -> list[dict]:
                     "factor": "preset", "level": "paper", "setting": key,
                     "argv": ["experiment", "capacity", "--preset", "paper", "--settings", setting, "--ranks",
                              ",".join(map(str, PRESET_RANKS)), "--no-dense", "--out", name]})
+    for factor, level, opts in HEADS_VARIATIONS:  # §6.3: the optimizer, on the paper's two draws
+        name = f"heads-draws01-{_slug(opts)}"
+        out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "heads",
+                    "factor": factor, "level": level, "setting": "M8_q3",
+                    "argv": ["experiment", "heads", "--draws", "0,1", "--no-dense", *opts, "--out", name]})
     for d in HEADS_DRAWS:
         name = f"heads-draw{d}"
         out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "heads",
@@ -293,6 +300,26 @@ def report(check_only: bool = False) -> int:
     add("Paired over the " + str(len(per_pair[1])) + " (draw, seed) pairs, mean over the budgets: " + "; ".join(
         f"H = {H} − H = 1: {m:+.4f} ± {h:.4f} ({'includes 0' if abs(m) <= h else 'excludes 0'})"
         for H, (m, h) in diffs.items()) + ".")
+    # ---- §6.3 under other learning rates
+    lr_lowest = {}
+    add("")
+    add("**(8, 3, 6) under other learning rates**, draws 0 and 1, seeds 0–4: mean joint-OOD test error over the "
+        "budgets; the lowest in bold.")
+    add("")
+    add("| learning rate | draw | " + " | ".join(f"H = {H}" for H in heads) + " | lowest |")
+    add("| --- | ---: | " + " | ".join("---:" for _ in heads) + " | ---: |")
+    levels = [("0.01 (defaults)", err)] + [(level, heads_errors([docs[f"heads-draws01-{_slug(opts)}"]]))
+                                           for _, level, opts in HEADS_VARIATIONS]
+    for level, e in sorted(levels, key=lambda x: float(x[0].split()[0])):
+        lr_lowest[level] = {}
+        for d in (0, 1):
+            means = {H: sum(sum(e[(d, R, H)][k][0] for k in seeds) / len(seeds) for R in budgets) / len(budgets)
+                     for H in heads}
+            low = min(heads, key=lambda H: means[H])
+            lr_lowest[level][d] = low
+            add(f"| {level} | {d} | " + " | ".join((f"**{_dec(means[H])}**" if H == low else _dec(means[H]))
+                                                   for H in heads) + f" | H = {low} |")
+    one_head = [level for level, lows in lr_lowest.items() if all(v == 1 for v in lows.values())]
     # ---- verdicts
     h1_lowest = min(heads, key=lambda H: pooled[H][0]) == 1
     n_h1 = sum(v == 1 for v in lowest_by_draw.values())
@@ -317,10 +344,16 @@ def report(check_only: bool = False) -> int:
     add(f"| §6.2: dense attention succeeds at every seed | **{'reproduced' if dense_ok else 'not reproduced'}** "
         f"(lowest accuracy of the {len(dense)} dense runs: {_dec(min(dense))}) | defaults, with the dense reference |")
     v1 = ("**reproduced**" if h1_lowest and n_h1 == len(draws) else
-          f"**reproduced on {n_h1} of {len(draws)} draws only**" if n_h1 else "**not reproduced**")
+          f"**reproduced on {n_h1} of {len(draws)} draws only**" if n_h1 else
+          f"**reproduced under learning rate {', '.join(one_head)} (draws 0, 1) only**" if one_head else
+          "**not reproduced under any tried choice** (five draws; learning rates "
+          + ", ".join(level for _, level, _ in HEADS_VARIATIONS) + " on draws 0, 1"
+          + "".join(f"; H = 1 is lowest only on draw {d} at learning rate {level}"
+                    for level, lows in lr_lowest.items() for d, v in lows.items() if v == 1) + ")")
     add(f"| §6.3: one head has the lowest mean error | {v1}: the lowest mean error over the budgets is "
         + ", ".join(f"H = {lowest_by_draw[d]}" for d in draws) + f" on draws {', '.join(map(str, draws))}; pooled "
-        + ", ".join(f"H = {H} {pooled[H][0]:.3f}" for H in heads) + f" | {draws_text} |")
+        + ", ".join(f"H = {H} {pooled[H][0]:.3f}" for H in heads) + f" | {draws_text}; learning rates "
+        + ", ".join(level for _, level, _ in HEADS_VARIATIONS) + " on draws 0, 1 (table above) |")
     add("| §6.3: the two- and four-head curves cross | **"
         + ("reproduced" if n_cross == len(draws) else f"on {n_cross} of {len(draws)} draws") + f"** | {draws_text} |")
     add("| §6.3: every paired 95% interval for H = 2 − H = 1 includes 0 (paper: on the second draw) | **"
