@@ -98,21 +98,9 @@ class _Params:
         return self._map(Xt @ self.WQ.T), self._map(Xt @ self.WK.T)
 
     def _map(self, u):
-        torch = _torch()
-        name = self.spec.feature_map
-        if name == "softplus":
-            return torch.nn.functional.softplus(u)
-        if name == "elu1":
-            return torch.nn.functional.elu(u) + 1
-        if name == "exp":
-            return torch.exp(u)
-        if name == "relu":
-            from ..kernels.training import RELU_EPS
+        from ..kernels.training import positive_map
 
-            return torch.relu(u) + RELU_EPS
-        if name == "favor":
-            return torch.exp(u @ self.omega.T - (u * u).sum(-1, keepdim=True) / 2) / (self.spec.rank ** 0.5)
-        raise ValueError(f"--feature-map {name!r}: expected one of {', '.join(MAPS)}")
+        return positive_map(self.spec.feature_map, u, self.omega, self.spec.rank)
 
     def predict(self, idx, qmask, table_tokens):
         """Predictions ``(B, n)`` for token-index sequences ``idx`` (only query positions are used)."""

@@ -296,6 +296,24 @@ def require_torch() -> None:
 # --------------------------------------------------------------------------- training
 
 
+def positive_map(name: str, h, omega=None, rank: int | None = None):
+    """The built-in map ``name`` of :data:`FEATURE_MAPS` applied to ``h = W x + b`` (a torch tensor, last axis the
+    features); ``favor`` needs its fixed ``omega`` (``rank × width of h``) and ``rank``. Shared by ``certify train``
+    and ``certify experiment --feature-map``."""
+    torch = _torch()
+    if name == "softplus":
+        return torch.nn.functional.softplus(h)
+    if name == "elu1":
+        return torch.nn.functional.elu(h) + 1
+    if name == "exp":
+        return torch.exp(h)
+    if name == "relu":
+        return torch.relu(h) + RELU_EPS
+    if name == "favor":
+        return torch.exp(h @ omega.T - (h * h).sum(-1, keepdim=True) / 2) / math.sqrt(rank)
+    raise ValueError(f"--feature-map {name!r}: expected one of {', '.join(FEATURE_MAPS)}")
+
+
 def feature_maps(name: str, m: int, rank: int, seed: int):
     """``(phi_q, phi_k)`` torch modules of a built-in feature map or a ``module:attr`` factory, float64, seeded.
 
@@ -314,14 +332,7 @@ def feature_maps(name: str, m: int, rank: int, seed: int):
                 self.lin = torch.nn.Linear(m, m if name == "favor" else rank, dtype=torch.float64)
 
             def forward(self, x):
-                h = self.lin(x)
-                if name == "elu1":
-                    return torch.nn.functional.elu(h) + 1
-                if name == "exp":
-                    return torch.exp(h)
-                if name == "relu":
-                    return torch.relu(h) + RELU_EPS
-                return torch.exp(h @ omega.T - (h * h).sum(-1, keepdim=True) / 2) / math.sqrt(rank)
+                return positive_map(name, self.lin(x), omega, rank)
 
         return Map(), Map()
     if ":" not in name:

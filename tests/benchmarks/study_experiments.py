@@ -179,6 +179,12 @@ def heads_errors(docs: list[dict]) -> dict:
 # --------------------------------------------------------------------------- the report
 
 
+def _head(add, first: str, cols: list[str], last: list[str]) -> None:
+    """A markdown table's header: a label column, then right-aligned number columns."""
+    add(f"| {first} | " + " | ".join(cols + last) + " |")
+    add("| --- | " + " | ".join("---:" for _ in cols + last) + " |")
+
+
 def _dec(x: Fraction | float) -> str:
     return f"{float(x):.3f}"
 
@@ -220,8 +226,7 @@ def report(check_only: bool = False) -> int:
             f"(exact, from the exported tables), and the smallest tested rank reaching 90% on test and, in floats, "
             f"on validation (paper: {PAPER_90[key]}).")
         add("")
-        add("| configuration | " + " | ".join(f"r = {r}" for r in ranks) + " | ≥ 90% (test) | ≥ 90% (validation) |")
-        add("| --- | " + " | ".join("---:" for _ in ranks) + " | ---: | ---: |")
+        _head(add, "configuration", [f"r = {r}" for r in ranks], ["≥ 90% (test)", "≥ 90% (validation)"])
         for label, _, _ in configs:
             t = tables[label][key]
             cells_ = [(_dec(t["ranks"][r]["test"]) if r in t["ranks"] else "—") for r in ranks]
@@ -243,8 +248,7 @@ def report(check_only: bool = False) -> int:
     add("**`--preset paper`** (the closest configuration on validation, at the paper's three settings, seeds 0–4): "
         "mean joint-OOD exact-sequence accuracy, and the smallest tested rank reaching 90%.")
     add("")
-    add("| setting | " + " | ".join(f"r = {r}" for r in PRESET_RANKS) + " | ≥ 90% (test) | ≥ 90% (validation) | paper |")
-    add("| --- | " + " | ".join("---:" for _ in PRESET_RANKS) + " | ---: | ---: | ---: |")
+    _head(add, "setting", [f"r = {r}" for r in PRESET_RANKS], ["≥ 90% (test)", "≥ 90% (validation)", "paper"])
     preset90 = {}
     for key, setting in PRESET_SETTINGS.items():
         t = capacity_table(docs[f"capacity-preset-paper-{key}"], key, seeds=(0, 1, 2, 3, 4))
