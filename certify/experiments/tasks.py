@@ -65,16 +65,17 @@ MAX_Q = 12
 #: Token layouts (``--layout``): ours, ``m = M + 3`` (C.3 with ``s = 1``), and the paper's count, ``m = M + 2``.
 LAYOUTS = ("M+3", "M+2")
 
-
-def _pad(word: int, k: int) -> int:
-    """``S`` for ``k = 0``; ``S ∪ {j}``, ``j`` the lowest coordinate outside ``S``, for ``k = 1`` (the ``M + 2`` layout)."""
-    return word | (~word & (word + 1)) if k else word
 #: Sequences per part at most (a split is built and listed in memory, and written to a file).
 MAX_SEQUENCES = 200_000
 #: Rejection sampling gives up after this many draws per sequence asked for.
 ATTEMPTS_PER_SEQUENCE = 50
 #: … or after this many draws in a row that gave nothing new (the part's sequences are all but exhausted).
 MAX_MISSES = 20_000
+
+
+def _pad(word: int, k: int) -> int:
+    """``S`` for ``k = 0``; ``S ∪ {j}``, ``j`` the lowest coordinate outside ``S``, for ``k = 1`` (the ``M + 2`` layout)."""
+    return word | (~word & (word + 1)) if k else word
 
 
 @dataclass(frozen=True)
