@@ -7,6 +7,7 @@ import os
 import click
 
 from ..check import EXIT_REJECTED, EXIT_VERIFIED
+from ..experiments.models import MAPS  # the names only: torch is imported when training starts
 from .common import Contradiction, InputError, cli, strict_json
 
 
@@ -51,7 +52,7 @@ def _shared(func):
         click.option("--lr", default="0.01", show_default=True, help="Adam's learning rate."),
         click.option("--eval-every", type=click.IntRange(1, 1_000_000), default=50, show_default=True,
                      help="Score validation (checkpoint selection) every this many steps."),
-        click.option("--feature-map", type=click.Choice(["softplus", "elu1", "exp", "relu", "favor"]), default="softplus",
+        click.option("--feature-map", type=click.Choice(MAPS), default="softplus",
                      show_default=True, help="The positive feature map of W x̃ (docs/experiments.md, \"The models\")."),
         click.option("--layout", type=click.Choice(["M+3", "M+2"]), default="M+3", show_default=True,
                      help="Token layout: ours (M + 3 coordinates) or the paper's count (M + 2; docs/experiments.md, "

@@ -185,6 +185,22 @@ def _head(add, first: str, cols: list[str], last: list[str]) -> None:
     add("| --- | " + " | ".join("---:" for _ in cols + last) + " |")
 
 
+def _seed_mean(by_seed: dict, seeds, part: int = 0) -> Fraction:
+    """The mean over ``seeds`` of one (draw, R, H) cell's test (``part`` 0) or train (1) error, exact."""
+    return sum(by_seed[k][part] for k in seeds) / len(seeds)
+
+
+def _draw_means(err: dict, d: int, heads, budgets, seeds) -> tuple[dict, int]:
+    """Per head count, draw ``d``'s mean test error over the budgets and seeds; and the head count where it is lowest."""
+    means = {H: sum(_seed_mean(err[(d, R, H)], seeds) for R in budgets) / len(budgets) for H in heads}
+    return means, min(heads, key=lambda H: means[H])
+
+
+def _bold(means: dict, low: int) -> str:
+    """Markdown cells of ``means`` (by head count), the lowest in bold."""
+    return " | ".join(f"**{_dec(v)}**" if H == low else _dec(v) for H, v in means.items())
+
+
 def _dec(x: Fraction | float) -> str:
     return f"{float(x):.3f}"
 
@@ -275,9 +291,7 @@ def report(check_only: bool = False) -> int:
     lowest_by_draw, cross_by_draw, zero_by_draw = {}, {}, {}
     per_pair: dict[int, list[float]] = {H: [] for H in heads}  # per (draw, seed): mean over budgets
     for d in draws:
-        means = {H: sum(sum(err[(d, R, H)][s][0] for s in seeds) / len(seeds) for R in budgets) / len(budgets)
-                 for H in heads}
-        low = min(heads, key=lambda H: means[H])
+        means, low = _draw_means(err, d, heads, budgets, seeds)
         lowest_by_draw[d] = low
         diff = [sum(err[(d, R, 2)][s][0] - err[(d, R, 4)][s][0] for s in seeds) for R in budgets]
         cross = any(a * b < 0 for a, b in zip(diff, diff[1:])) or (any(x > 0 for x in diff) and any(x < 0 for x in diff))
@@ -287,13 +301,11 @@ def report(check_only: bool = False) -> int:
             m, half = _t([err[(d, R, 2)][s][0] - err[(d, R, 1)][s][0] for s in seeds])
             inc += abs(m) <= half
         zero_by_draw[d] = inc
-        tr = sum(err[(d, budgets[-1], 1)][s][1] for s in seeds) / len(seeds)
-        te = sum(err[(d, budgets[-1], 1)][s][0] for s in seeds) / len(seeds)
+        tr, te = _seed_mean(err[(d, budgets[-1], 1)], seeds, 1), _seed_mean(err[(d, budgets[-1], 1)], seeds)
         for s in seeds:
             for H in heads:
                 per_pair[H].append(float(sum(err[(d, R, H)][s][0] for R in budgets) / len(budgets)))
-        add(f"| {d} | " + " | ".join((f"**{_dec(means[H])}**" if H == low else _dec(means[H])) for H in heads)
-            + f" | H = {low} | {'yes' if cross else 'no'} | {inc} of {len(budgets)} | {_dec(tr)} vs {_dec(te)} |")
+        add(f"| {d} | " + _bold(means, low) + f" | H = {low} | {'yes' if cross else 'no'} | {inc} of {len(budgets)} | {_dec(tr)} vs {_dec(te)} |")
     pooled = {H: _t(per_pair[H]) for H in heads}
     diffs = {H: _t([a - b for a, b in zip(per_pair[H], per_pair[1])]) for H in heads if H != 1}
     add(f"| all ({len(draws)} × {len(seeds)}) | " + " | ".join(
@@ -317,12 +329,9 @@ def report(check_only: bool = False) -> int:
     for level, e in sorted(levels, key=lambda x: float(x[0].split()[0])):
         lr_lowest[level] = {}
         for d in (0, 1):
-            means = {H: sum(sum(e[(d, R, H)][k][0] for k in seeds) / len(seeds) for R in budgets) / len(budgets)
-                     for H in heads}
-            low = min(heads, key=lambda H: means[H])
+            means, low = _draw_means(e, d, heads, budgets, seeds)
             lr_lowest[level][d] = low
-            add(f"| {level} | {d} | " + " | ".join((f"**{_dec(means[H])}**" if H == low else _dec(means[H]))
-                                                   for H in heads) + f" | H = {low} |")
+            add(f"| {level} | {d} | " + _bold(means, low) + f" | H = {low} |")
     one_head = [level for level, lows in lr_lowest.items() if all(v == 1 for v in lows.values())]
     # ---- verdicts
     h1_lowest = min(heads, key=lambda H: pooled[H][0]) == 1
@@ -364,8 +373,8 @@ def report(check_only: bool = False) -> int:
         + ("reproduced on every draw" if n_zero == len(draws) else f"on {n_zero} of {len(draws)} draws") + "** ("
         + ", ".join(f"draw {d}: {zero_by_draw[d]} of {len(budgets)}" for d in draws) + f") | {draws_text} |")
     big = budgets[-1]
-    fit = {(d, H): (sum(err[(d, big, H)][k][1] for k in seeds) / len(seeds),
-                    sum(err[(d, big, H)][k][0] for k in seeds) / len(seeds)) for d in draws for H in heads}
+    fit = {(d, H): (_seed_mean(err[(d, big, H)], seeds, 1), _seed_mean(err[(d, big, H)], seeds))
+           for d in draws for H in heads}
     n_fit = sum(tr < Fraction(1, 100) for tr, _ in fit.values())
     n_err = sum(te > 0 for _, te in fit.values())
     n_above = sum(te > tr for tr, te in fit.values())
