@@ -37,7 +37,7 @@ from ..kernels.report import _bits
 from .descent import FLOOR, Constraints, violations
 from .reduced import ETA, Reduced, ReductionError
 
-__all__ = ["A_MAX", "THETA", "KAPPA", "RELAX", "STOP", "inside", "boxes", "project"]
+__all__ = ["A_MAX", "THETA", "KAPPA", "RELAX", "STOP", "inside", "boxes", "entries", "pair_boxes", "project"]
 
 #: The upper end of ``a_S = α(x_S, x_S)`` in rows whose own token is a key: small, so that (Y) costs the other keys little.
 A_MAX = 5e-4
@@ -58,56 +58,88 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
           floor: float = FLOOR) -> tuple[np.ndarray, np.ndarray]:
     """``(LO, HI)``, dense ``queries × keys``: every matrix between them meets Theorem 12.1 (b) with margin ``kappa``.
 
+    The dense form of :func:`pair_boxes` (an entry no input uses: ``[1.5·floor, ∞)``).
+    ``con`` is not read (its shape is ``red``'s); it stays in the signature of the callers.
     Raises :class:`~certify.bracket.reduced.ReductionError` when the box is empty at some
     entry (its query and key named), or when a jump's better key is never reached from the
     row's scale key (a cycle of jumps).
     """
-    eta = float(ETA)
-    Qn, K = con.shape
-    rows = np.arange(Qn)
-    has_a = con.own >= 0
-    amax = np.where(has_a, a_max, 0.0)
-    LO = np.full((Qn, K), 1.5 * floor)  # every entry of the block: room above the floor, for the rounding
+    Qn, K = red.shape
+    flat, lo, hi = pair_boxes(red, kappa=kappa, theta=theta, a_max=a_max, floor=floor)
+    LO = np.full((Qn, K), 1.5 * floor)
     HI = np.full((Qn, K), np.inf)
-    LO[con.used] = np.maximum(LO[con.used], (kappa * a_max / (2 * (1 - eta))) * con.cpa[con.used] * (1 + SAFE))
-    own_rows = rows[has_a]
-    HI[own_rows, con.own[has_a]] = a_max
-    flat_parent = red.jq * K + red.jy
-    flat_z = red.jq * K + red.jz
-    parents = np.zeros(Qn * K, dtype=bool)
-    parents[flat_parent] = True
-    parents = parents.reshape(Qn, K)
-    # A better key that no jump bounds: any level between θ and … (the scale key is 1).
-    free = parents & ~con.jump
-    LO[free] = np.maximum(LO[free], theta)
-    LO[rows, con.root] = 1.0
-    HI[rows, con.root] = 1.0
+    LO.ravel()[flat] = lo
+    HI.ravel()[flat] = hi
+    return LO, HI
+
+
+def entries(red: Reduced) -> np.ndarray:
+    """The flat indices ``S·K + k`` (sorted) of the entries the box bounds: every used pair and every own entry ``a_S``."""
+    K = red.shape[1]
+    has_a = red.own >= 0
+    own = np.flatnonzero(has_a) * K + red.own[has_a]
+    return np.unique(np.concatenate([red.pq * K + red.pk, own]))
+
+
+def pair_boxes(red: Reduced, *, kappa: float = KAPPA, theta: float = THETA, a_max: float = A_MAX,
+               floor: float = FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(flat, LO, HI)`` on the entries of :func:`entries` only (sparse: ``flat`` their sorted indices ``S·K + k``).
+
+    The box of the module docstring, built without a dense ``queries × keys`` array (row
+    ``m = 28``'s block has 87 M entries, of which 3.6 M are used). Refusals as :func:`boxes`.
+    """
+    eta = float(ETA)
+    Qn, K = red.shape
+    flat = entries(red)
+    at = lambda q, k: np.searchsorted(flat, q * K + k)  # noqa: E731 - every (q, k) asked for is an entry
+    flat_parent, flat_z = at(red.jq, red.jy), at(red.jq, red.jz)
+    if len(np.unique(flat_z)) != len(flat_z):
+        raise ReductionError("two jumps of one query end at the same key; the search stores one jump per worse key "
+                             "and does not cover this family (every chain plan of certify gives one)")
+    has_a = red.own >= 0
+    lo = np.full(len(flat), 1.5 * floor)  # every entry: room above the floor, for the rounding
+    hi = np.full(len(flat), np.inf)
+    cpa = np.where(has_a[red.pq], np.maximum(red.weight[red.pq] - red.po - 1 + eta, 0.0), 0.0)
+    used = at(red.pq, red.pk)
+    lo[used] = np.maximum(lo[used], (kappa * a_max / (2 * (1 - eta))) * cpa * (1 + SAFE))
+    own_rows = np.flatnonzero(has_a)
+    hi[at(own_rows, red.own[has_a])] = a_max
+    par = np.zeros(len(flat), dtype=bool)
+    par[flat_parent] = True
+    ends = np.zeros(len(flat), dtype=bool)
+    ends[flat_z] = True
+    free = par & ~ends  # a better key that no jump bounds: any level between θ and … (the scale key is 1)
+    lo[free] = np.maximum(lo[free], theta)
+    roots = at(np.arange(Qn), red.root)
+    lo[roots] = 1.0
+    hi[roots] = 1.0
     known = free.copy()
-    known[rows, con.root] = True
+    known[roots] = True
+    cz = red.jd - 1 + eta
+    ca = np.where(has_a[red.jq], red.weight[red.jq] - red.jt - 1 + eta, 0.0)
+    amax = np.where(has_a[red.jq], a_max, 0.0)
     done = np.zeros(len(flat_z), dtype=bool)
-    lo, hi, kn = LO.ravel(), HI.ravel(), known.ravel()
-    cz, ca, par = con.cz.ravel(), con.ca.ravel(), parents.ravel()
     while not done.all():
-        ready = ~done & kn[flat_parent] & ~kn[flat_z]
+        ready = ~done & known[flat_parent] & ~known[flat_z]
         if not ready.any():  # one jump per worse key, so only a cycle of jumps leaves some unreached
             j = int(np.flatnonzero(~done)[0])
             raise ReductionError(f"--method boxes: query token {_bits(red.queries[red.jq[j]], red.m)}'s jump to key "
                                  f"{_bits(red.keys[red.jz[j]], red.m)} is not reached from its scale key (the jumps "
                                  "form a cycle)")
         z = flat_z[ready]
-        bound = ((1 - eta) * lo[flat_parent[ready]] / kappa - ca[z] * amax[red.jq[ready]]) / cz[z] * (1 - SAFE)
+        bound = ((1 - eta) * lo[flat_parent[ready]] / kappa - ca[ready] * amax[ready]) / cz[ready] * (1 - SAFE)
         hi[z] = np.minimum(hi[z], bound)
         inner = par[z]
         lo[z[inner]] = np.maximum(lo[z[inner]], theta * hi[z[inner]])
-        kn[z] = True
+        known[z] = True
         done |= ready
     bad = np.flatnonzero(lo > hi)
     if len(bad):
-        q, k = divmod(int(bad[0]), K)
+        q, k = divmod(int(flat[bad[0]]), K)
         raise ReductionError(f"--method boxes: the box is empty at query token {_bits(red.queries[q], red.m)}, key "
                              f"{_bits(red.keys[k], red.m)} "
                              f"([{lo[bad[0]]:.3g}, {hi[bad[0]]:.3g}]; {len(bad):,} entries in all)")
-    return LO, HI
+    return flat, lo, hi
 
 
 def inside(con: Constraints, A: np.ndarray, floor: float = FLOOR) -> bool:
@@ -124,8 +156,8 @@ def _refit(F: np.ndarray, T: np.ndarray) -> np.ndarray:
     return np.linalg.solve(G + 1e-12 * (np.trace(G) / r + 1) * np.eye(r), F.T @ T).T
 
 
-def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations: int, *, start,
-            floor: float = FLOOR, relax: float = RELAX, check_every: int = 10, progress=None):
+def project(con: Constraints | None, LO: np.ndarray, HI: np.ndarray, r: int, iterations: int, *, start,
+            floor: float = FLOOR, relax: float = RELAX, check_every: int = 10, progress=None, test=None):
     """Alternating projections from ``start`` (factors of width ``r``); ``(P, Q, iterations used, loss)``.
 
     One iteration refits ``P`` to the over-relaxed box step of ``P Qᵀ`` (module docstring),
@@ -133,7 +165,11 @@ def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations
     (:func:`inside`) runs, and the search stops with loss 0 when it holds; otherwise the
     loss returned is the squared distance of ``P Qᵀ`` to the box (``inf`` if the factors
     overflowed, which ends the start). Deterministic: no randomness after the start.
+    ``test``: the stopping test on ``A`` instead of :func:`inside` on ``con`` (the search by
+    roots, :mod:`certify.bracket.rooted`, stops on the box itself).
     """
+    if test is None:
+        test = lambda A: inside(con, A, floor)  # noqa: E731
     P, Q = (np.array(a, dtype=float) for a in start)
     gap = float("inf")
     omega = relax
@@ -142,7 +178,7 @@ def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations
         used = it
         A = P @ Q.T
         if it % check_every == 1 or check_every == 1:
-            if inside(con, A, floor):
+            if test(A):
                 return P, Q, it, 0.0
         T = np.clip(A, LO, HI)
         last, gap = gap, float(np.vdot(A - T, A - T))
@@ -159,7 +195,7 @@ def project(con: Constraints, LO: np.ndarray, HI: np.ndarray, r: int, iterations
         T += omega * (T - A)
         Q = _refit(P, T)
     A = P @ Q.T
-    if np.isfinite(A).all() and inside(con, A, floor):
+    if np.isfinite(A).all() and test(A):
         return P, Q, used, 0.0
     T = np.clip(A, LO, HI)
     gap = float(np.vdot(A - T, A - T))
