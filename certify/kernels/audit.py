@@ -41,6 +41,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from . import blocks
 from .blocks import _kernel_blocks, _Negatives, _phantom_numerators, _validate_inputs
 from .families import (NAMED_FAMILIES, CompactFamily, FamilyFormatError, FamilySpec, family_of_certificate,
                        family_of_code, load_family, require_explicit)
@@ -233,28 +234,81 @@ def parse_tolerance(text: str, name: str) -> Fraction:
 def all_pairs_nonnegative(table: KernelTable) -> dict:
     """``α`` on every pair of the table's ``N`` tokens, exactly: the number of negative entries and the first one.
 
-    The work is bounded by the table's limits for an ``N × N`` block (``check_work``)
-    before anything is converted. Zero negatives means the table's head extends to all of
-    ``{0,1}^m`` with ``α ≥ 0`` everywhere (every other token given zero features), the model
-    of docs/math.md §2; ``check-kernel`` otherwise checks only the pairs the family uses.
+    Zero negatives means the table's head extends to all of ``{0,1}^m`` with ``α ≥ 0``
+    everywhere (every other token given zero features), the model of docs/math.md §2;
+    ``check-kernel`` otherwise checks only the pairs the family uses. ``first`` is the first
+    negative entry in row-major order over the table's tokens; ``pairs_formed`` counts the
+    entries computed.
+
+    From factors (docs/kernel-table-format.md, ``--all-pairs``): ``α(x, z) = ⟨φ_Q(x), φ_K(z)⟩``
+    is exactly 0 when ``φ_Q(x)`` or ``φ_K(z)`` is a zero row (every entry's numerator 0; so
+    is a clipped entry, ``--clip-negative-alpha``), so only the ``n_Q`` rows with a nonzero
+    ``φ_Q`` × the ``n_K`` columns with a nonzero ``φ_K`` are formed, in table order — the
+    first negative of the full scan is the first of theirs — a batch of rows at a time against
+    ``φ_K``ᵀ converted once. Bounded before anything is converted: ``2·N·r`` factor entries
+    read at most ``MAX_FACTOR_ENTRIES``, then ``n_Q·n_K·r ≤`` the table's ``max_work``. A
+    kernel given directly: the ``N × N`` block under ``check_work``, a batch of rows at a time.
     """
+    from flint import fmpq
+
     from ..check import format_rational
+    from . import table as _table
     from .report import _bits, _frac
 
     n = len(table.tokens)
-    table.check_work(n, n)
     rows = list(range(n))
-    table.prepare(rows)
-    A = table.alpha_block(rows, rows)
+    if "kernel" in table.fields:
+        table.check_work(n, n)
+        table.prepare(rows)
+        qrows = kcols = rows
+    else:
+        r = table.width
+        if 2 * n * r > _table.MAX_FACTOR_ENTRIES:
+            raise TableFormatError(f"α on all pairs of this table's {n:,} tokens reads 2 × {n:,} × {r:,} = "
+                                   f"{2 * n * r:,} factor entries; at most {_table.MAX_FACTOR_ENTRIES:,} "
+                                   "(docs/kernel-table-format.md, limits)")
+        table.prepare(rows)
+        qrows, kcols = (_nonzero_rows(table, f, rows) for f in ("phi_q", "phi_k"))
+        work = len(qrows) * len(kcols) * r
+        if work > table.max_work:
+            raise TableFormatError(f"α on all pairs of this table's {n:,} tokens: its {len(qrows):,} tokens with "
+                                   f"nonzero φ_Q × {len(kcols):,} with nonzero φ_K need {work:,} multiply-adds; at "
+                                   f"most {table.max_work:,} (docs/kernel-table-format.md, limits; check-kernel "
+                                   "--max-work sets it)")
+    nk = len(kcols)
+    size = blocks.batch_rows(nk)
+    Kt = table._rows("phi_k", kcols).transpose() if "kernel" not in table.fields and qrows else None
+    lo = None if table.clip is None else fmpq(-table.clip.numerator, table.clip.denominator)  # [lo, 0) read as 0
     negative, first = 0, None
-    ncols = A.ncols()
-    for k, a in enumerate(A.entries()):
-        if a < 0:
-            negative += 1
-            if first is None:
-                first = {"x": _bits(table.tokens[k // ncols], table.m), "z": _bits(table.tokens[k % ncols], table.m),
-                         "alpha": format_rational(_frac(a))}
-    return {"tokens": n, "negative": negative, "first": first}
+    for start in range(0, len(qrows), size):
+        batch = qrows[start:start + size]
+        B = table._rows("phi_q", batch) * Kt if Kt is not None else table.alpha_block(batch, kcols)
+        N, _ = B.numer_denom()  # a common positive denominator: the sign is the numerator's
+        for k, p in enumerate(N.entries()):
+            if p < 0:
+                a = B[k // nk, k % nk]
+                if lo is not None and a >= lo:
+                    continue
+                negative += 1
+                if first is None:
+                    first = {"x": _bits(table.tokens[batch[k // nk]], table.m),
+                             "z": _bits(table.tokens[kcols[k % nk]], table.m), "alpha": format_rational(_frac(a))}
+    return {"tokens": n, "negative": negative, "first": first, "pairs_formed": len(qrows) * nk}
+
+
+def _nonzero_rows(table: KernelTable, name: str, rows: list[int]) -> list[int]:
+    """The rows of a field with an entry whose numerator is not 0, in order; read a chunk of rows at a time."""
+    from . import table as _table
+
+    f = table.fields[name]
+    width = f.shape[1]
+    step = max(1, _table._ROW_CHUNK // max(1, width))
+    out = []
+    for s in range(0, len(rows), step):
+        chunk = rows[s:s + step]
+        pairs = f.pairs(chunk, None)
+        out.extend(i for k, i in enumerate(chunk) if any(p for p, _ in pairs[k * width:(k + 1) * width]))
+    return out
 
 
 def run_check(table_path: str, family_path: str | None = None, search_readout: bool = False,

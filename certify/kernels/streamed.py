@@ -7,15 +7,19 @@ with exact counts. Everything decomposes by query token: the inputs and jumps of
 ``x_S`` are generated from ``S`` and the code alone, they use only ``α(x_S, ·)`` and
 ``g_{x_S}(·)`` on that query's tokens, and the readout LP is one system per query token
 (one-hot values: ``g_x(·)`` is a separate table per ``x``). Only the kernel rank and the
-certificate matrix couple the queries; both use the ``Q × T`` block of ``α`` that the
-explicit path forms, under the same limit (``KernelTable.check_work``).
+certificate matrix couple the queries; both go through the factors (``KernelTable.alpha_rank``).
+The ``Q × T`` blocks of ``α`` and ``g`` are formed a batch of query rows at a time
+(:class:`certify.kernels.blocks.RowBatches`: at most ``MAX_EXACT_ENTRIES`` block entries
+held, the column factors converted once), bounded before anything is converted by
+``KernelTable.check_batched_work`` (docs/kernel-table-format.md, limits).
 
 Pass 1 (:meth:`_Stream.__init__`) reads each query's token set (plain ints:
-:func:`witnesses.plans.planned_query_tokens`), checks them against the table and forms the
-block; pass 2 (:meth:`_Stream.check_queries`) generates each query's inputs and jumps
+:func:`witnesses.plans.planned_query_tokens`), checks them against the table and converts
+the column factors; pass 2 (:meth:`_Stream.check_queries`) generates each query's inputs and jumps
 (:func:`witnesses.plans._query_part`, the generator of ``expand_family``) and checks them;
 pass 3 (:meth:`_Stream.search_readout`), only for the readout search, generates them again
-and solves that query's LP. Memory: the block plus one query's inputs. Refused before any
+and solves that query's LP. Memory: the held factors, one batch of the blocks and one
+query's inputs. Refused before any
 work (``FamilyFormatError``, exit 2) past :data:`MAX_STREAM_INPUTS` inputs, or
 :data:`MAX_STREAM_READOUT_INPUTS` when a readout is searched.
 """
@@ -25,7 +29,7 @@ from typing import Any
 
 from witnesses import Input
 
-from .blocks import _kernel_blocks, _Negatives, _phantom_numerators, _validate_inputs
+from .blocks import _batched_blocks, _Negatives, _phantom_numerators, _validate_inputs
 from .families import FamilyFormatError, FamilySpec, compact_tokens
 from .jumps import JumpTally
 from .lp import as_fmpq
@@ -126,7 +130,7 @@ class _Stream:
                     if z not in table.index:
                         raise TableFormatError(f"family.inputs[{offset + k}] token {pos} ({_bits(z, m)}) is not in the table")
         self.k_tokens = list(self.k_pos)
-        self.rows, self.cols, self.A, self.G = _kernel_blocks(table, self.q_tokens, self.k_tokens)
+        self.rows, self.cols, self.A, self.G = _batched_blocks(table, self.q_tokens, self.k_tokens)
         self.report = _new_report(table, self.family, self.eps, self.c.inputs, self.c.jumps, len(self.q_tokens),
                                   len(self.k_tokens), streamed=True)
         self.delta = as_fmpq(table.delta, "delta")
@@ -196,16 +200,12 @@ class _Stream:
         from flint import fmpq
         from witnesses.plans import planned_query_tokens
 
-        table, A, q_pos, k_pos, rows = self.table, self.A, self.q_pos, self.k_pos, self.rows
+        table, A, q_pos, k_pos = self.table, self.A, self.q_pos, self.k_pos
         zero = fmpq(0)
-        # Nothing can fail when α ≥ 0 on the whole block (from nonnegative factors, else entry by entry) and every
-        # denominator has a positive term: δ > 0, or α(x, x) > 0 (every input of a compact family starts with its query).
-        if table.width is not None and table.clip is None:
-            nonneg = all(a.p >= 0 for f in ("phi_q", "phi_k")
-                         for a in table._rows(f, rows if f == "phi_q" else self.cols).entries())
-        else:
-            nonneg = all(a.p >= 0 for a in A.entries())
-        if nonneg and (table.delta > 0 or all(A[q_pos[x], k_pos[x]].p > 0 for x in self.words)):
+        # Nothing can fail when α ≥ 0 on the whole block (from nonnegative factors, else entry by entry, a batch at a
+        # time) and every denominator has a positive term: δ > 0, or α(x, x) > 0 (every input of a compact family
+        # starts with its query).
+        if A.nonnegative() and (table.delta > 0 or all(A.entry(q_pos[x], k_pos[x]).p > 0 for x in self.words)):
             return
         rest = self.offset
         for i, (toks, n_inputs, _) in enumerate(planned_query_tokens(self.code, self.plan)):

@@ -48,16 +48,22 @@ __all__ = ["TableFormatError", "KernelTable", "load_table", "loads_json", "table
 
 MAX_FILE_BYTES = 2**30  # an .npz archive on disk
 MAX_JSON_BYTES = 256 * 2**20
-MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks)
+MAX_EXACT_ENTRIES = 5_000_000  # entries a check converts to exact rationals (the family's blocks); a batch's block entries
+#: A check that forms its blocks a batch of query rows at a time (a streamed family, ``--all-pairs``): the factor
+#: entries it converts once and holds (``check_batched_work``). Held as ``fmpq_mat`` entries that fit a machine word,
+#: 2·10⁷ of them are about 330 MB, and about 1.3 GB at the peak of their conversion (docs/kernel-table-format.md, limits).
+MAX_FACTOR_ENTRIES = 2 * 10**7
 MAX_PRODUCT_WORK = 10**9  # Q·T·(r + d_v) multiply-adds to form the family's blocks of α (and g) from factors
 MAX_WORK_OPTION = 10**11  # the most ``check-kernel --max-work`` may allow (the user's explicit choice)
 MAX_BLOCK_ENTRIES = 2 * 10**7  # exact_predictions: entries of the α and g blocks of all heads, held at once
 MAX_PREDICTION_TERMS = 2 * 10**7  # several heads: inputs × length × H terms of the predictions
+_ROW_CHUNK = 2**20  # KernelTable._rows converts at most this many entries' pairs at a time
 MAX_RANK_SECONDS = 60  # predicted time to prove the kernel rank's upper bound (frobenius.predicted_upper_seconds)
 LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BYTES,
           "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
           "token characters N·m": MAX_TOKEN_CHARS, "Fortran-order member bytes": MAX_FORTRAN_BYTES,
           "exact entries per check": MAX_EXACT_ENTRIES, "Q·T·(r + d_v) to form α and g from factors": MAX_PRODUCT_WORK,
+          "factor entries held by a batched check (streamed family, --all-pairs)": MAX_FACTOR_ENTRIES,
           "α and g block entries of all heads (exact_predictions)": MAX_BLOCK_ENTRIES,
           "input × length × H terms (several heads)": MAX_PREDICTION_TERMS,
           "digits of a JSON number": MAX_DIGITS, "predicted seconds to prove a rank's upper bound": MAX_RANK_SECONDS,
@@ -141,15 +147,35 @@ class KernelTable:
         check_work(queries, tokens, None if "kernel" in self.fields else self.width, self.has_readout, self.value_width,
                    self.max_work)
 
+    def check_batched_work(self, queries: int, tokens: int) -> None:
+        """:meth:`check_work` for a check that forms its blocks a batch of query rows at a time (:func:`check_batched_work`)."""
+        check_batched_work(queries, tokens, None if "kernel" in self.fields else self.width, self.has_readout,
+                           self.value_width, self.max_work)
+
     def entry(self, name: str, i: int, j: int | None = None) -> Fraction:
         """One entry of a numeric field, exactly (``j`` omitted for ``beta``)."""
         p, q = self.fields[name].pairs([i], None if j is None else [j])[0]
         return Fraction(p, q)
 
     def _rows(self, name: str, idx: list[int], cols: list[int] | None = None):
+        """Rows ``idx`` (columns ``cols``) of a field as an exact ``fmpq_mat``, converted :data:`_ROW_CHUNK` entries at a time.
+
+        Integers stay Python ints until the matrix is built: the same matrix as converting every
+        entry to ``fmpq`` at once, with a fraction of the transient memory (a held column factor of a
+        batched check is millions of entries).
+        """
+        from flint import fmpq, fmpq_mat
+
         f = self.fields[name]
         width = 1 if len(f.shape) == 1 else (f.shape[1] if cols is None else len(cols))
-        return _fmpq_mat(len(idx), width, f.pairs(idx, cols))
+        if len(idx) * width <= _ROW_CHUNK:
+            return _fmpq_mat(len(idx), width, f.pairs(idx, cols))
+        f.prepare(idx)  # one pass over an .npz member for all of them
+        step = max(1, _ROW_CHUNK // max(1, width))
+        entries: list = []
+        for s in range(0, len(idx), step):
+            entries.extend(p if q == 1 else fmpq(p, q) for p, q in f.pairs(idx[s:s + step], cols))
+        return fmpq_mat(len(idx), width, entries)
 
     def alpha_block(self, rows: list[int], cols: list[int], head: int | None = None):
         """``α`` (of head ``head`` in the multi-head form) on table rows × columns, as an exact ``fmpq_mat``.
@@ -360,6 +386,45 @@ def check_work(queries: int, tokens: int, width: int | None, has_readout: bool, 
             + f"; at most {MAX_EXACT_ENTRIES:,} and {max_work:,}"
             + (" (docs/kernel-table-format.md, limits; check-kernel --max-work sets the second)" if work > max_work else
                " (docs/kernel-table-format.md, limits)"))
+
+
+def check_batched_work(queries: int, tokens: int, width: int | None, has_readout: bool, value_width: int | None,
+                       max_work: int = MAX_PRODUCT_WORK) -> None:
+    """Refuse (:class:`TableFormatError`) a check of ``queries`` × ``tokens`` whose blocks are formed a batch of query rows
+    at a time (a streamed family: ``certify.kernels.blocks.RowBatches``) beyond the limits, from the shapes alone.
+
+    Three counts (docs/kernel-table-format.md, limits): the factor entries converted once and
+    held — ``(Q + T)·r`` of ``phi_q``/``phi_k``, ``(Q + T)·d_v`` of ``w``/``values`` and ``Q`` of
+    ``beta`` — at most :data:`MAX_FACTOR_ENTRIES`; the entries given directly, converted a batch
+    at a time — the kernel's ``Q × T`` (``width`` ``None``) and a one-hot readout's ``Q × T`` — at
+    most :data:`MAX_EXACT_ENTRIES` in all, as :func:`check_work` counts them; and the ``Q·T·(r +
+    d_v)`` multiply-adds at most ``max_work``. The block entries held at once are those of one
+    batch, at most :data:`MAX_EXACT_ENTRIES` (``max(1, MAX_EXACT_ENTRIES // T)`` rows, and ``T``
+    is at most ``MAX_TOKENS``, below it). Everything :func:`check_work` accepts is accepted.
+    """
+    Q, T = queries, tokens
+    factors = direct = work = 0
+    if width is None:
+        direct = Q * T
+    else:
+        factors, work = (Q + T) * width, Q * T * width
+    if has_readout:
+        factors += Q
+        if value_width is None:
+            direct += Q * T
+        else:
+            factors += (Q + T) * value_width
+            work += Q * T * value_width
+    over = []
+    if factors > MAX_FACTOR_ENTRIES:
+        over.append(f"{factors:,} factor entries converted and held (at most {MAX_FACTOR_ENTRIES:,})")
+    if direct > MAX_EXACT_ENTRIES:
+        over.append(f"{direct:,} exact entries of the kernel or one-hot readout (at most {MAX_EXACT_ENTRIES:,})")
+    if work > max_work:
+        over.append(f"{work:,} multiply-adds (at most {max_work:,}; check-kernel --max-work sets it)")
+    if over:
+        raise TableFormatError(f"checking {Q:,} query tokens × {T:,} tokens of this table needs " + " and ".join(over)
+                               + " (docs/kernel-table-format.md, limits)")
 
 
 def loads_json(data: bytes | str) -> KernelTable:
