@@ -67,7 +67,9 @@ def constraints(red: Reduced) -> Constraints:
     Qn, K = red.shape
     if Qn * K > MAX_BLOCK:
         raise ReductionError(f"the reduced matrix has {Qn:,} query tokens × {K:,} keys = {Qn * K:,} entries; the search "
-                             f"builds at most {MAX_BLOCK:,} (about 80 bytes each; docs/results.md, \"Upper side\")")
+                             f"builds at most {MAX_BLOCK:,} (about 80 bytes each; docs/results.md, \"Upper side\"); "
+                             "--method boxes searches a larger one by its roots when its interpolated keys allow "
+                             "(docs/math.md §12, \"Shared interpolated keys\")")
     eta = float(ETA)
     flat_z = red.jq * K + red.jz
     if len(np.unique(flat_z)) != len(flat_z):

@@ -36,60 +36,67 @@ def _spell(v: float, denominator: int) -> int:
 
 
 def lift_table(red: Reduced, P: np.ndarray, Q: np.ndarray, denominator: int, *, readout: bool = True,
-               note: str = "") -> dict[str, Any]:
+               note: str = "", key_denominator: int | None = None) -> dict[str, Any]:
     """The kernel table (docs/kernel-table-format.md) of Theorem 12.1 (b), factors rounded to multiples of ``1/denominator``.
 
     The table holds the integers ``denominator·φ``: its kernel is ``denominator²·α``, and a
     positive constant factor of the kernel changes no prediction (each is a ratio of sums
     of ``α``), no jump inequality and no rank. Integers keep the file short and exact.
+    ``key_denominator``: the key features' own (``Q`` already multiples of its inverse; the
+    search by roots, :mod:`certify.bracket.rooted`); the kernel is then ``denominator ·
+    key_denominator · α``, still one constant.
     """
+    kden = denominator if key_denominator is None else key_denominator
     r = P.shape[1]
     qi = {x: i for i, x in enumerate(red.queries)}
     ki = {z: j for j, z in enumerate(red.keys)}
     tokens = list(red.queries) + [z for z in red.keys if z not in qi]
     zero = [0] * r
 
-    def row(M: np.ndarray, i: int | None) -> list[int]:
-        return zero if i is None else [_spell(v, denominator) for v in M[i]]
+    def row(M: np.ndarray, i: int | None, den: int) -> list[int]:
+        return zero if i is None else [_spell(v, den) for v in M[i]]
 
     table: dict[str, Any] = {
         "tokens": [format(t, f"0{red.m}b")[::-1] for t in tokens],
-        "phi_q": [row(P, qi.get(t)) for t in tokens],
-        "phi_k": [row(Q, ki.get(t)) for t in tokens],
+        "phi_q": [row(P, qi.get(t), denominator) for t in tokens],
+        "phi_k": [row(Q, ki.get(t), kden) for t in tokens],
     }
     if readout:
         bits = [[(t >> k) & 1 for k in range(red.m)] for t in tokens]
         table["beta"] = [str(ETA - Fraction(1, 2))] * len(tokens)
         table["w"] = bits
         table["values"] = bits
+    scale = f"{denominator}^2" if kden == denominator else f"{denominator}*{kden}"
     table["note"] = note or (f"certify bracket: rank-{r} factors of the reduced matrix rounded to multiples of "
-                             f"1/{denominator} and stored times {denominator} (the kernel times {denominator}^2: the "
-                             "same predictions)" + (f"; readout g_x(z) = <x,z> - 1/2 + {ETA} (docs/math.md §12)"
+                             f"1/{denominator}" + ("" if kden == denominator else f" (key features: 1/{kden})") +
+                             f" and stored times that (the kernel times {scale}: the same predictions)" + (f"; readout g_x(z) = <x,z> - 1/2 + {ETA} (docs/math.md §12)"
                                                     if readout else ""))
     return table
 
 
-def checkable(red: Reduced, r: int, max_work: int | None = None) -> bool:
+def checkable(red: Reduced, r: int, max_work: int | None = None, streamed: bool = False) -> bool:
     """Whether ``check-kernel`` takes a lifted table of width ``r`` on this family, and ``--all-pairs`` on it (the
-    work limits, from the shapes).
+    work limits, from the shapes: docs/kernel-table-format.md, limits).
 
     ``max_work``: the multiply-adds allowed (``--max-work``; default the table limit).
+    ``streamed``: the family is checked by batches (a compact family's). ``--all-pairs`` on a
+    lifted table forms the query tokens × the keys only (every other row of its factors is 0).
     """
-    from ..kernels.table import MAX_PRODUCT_WORK, TableFormatError, check_work
+    from ..kernels import table as _table
 
     tokens = len(set(red.queries) | set(red.keys))
-    limit = MAX_PRODUCT_WORK if max_work is None else max_work
+    limit = _table.MAX_PRODUCT_WORK if max_work is None else max_work
+    check = _table.check_batched_work if streamed else _table.check_work
     try:
-        check_work(len(red.queries), tokens, r, True, red.m, limit)  # the family's check
-        check_work(tokens, tokens, r, True, red.m, limit)  # α ≥ 0 on every pair of the table's tokens
-    except TableFormatError:
+        check(len(red.queries), tokens, r, True, red.m, limit)  # the family's check
+    except _table.TableFormatError:
         return False
-    return True
+    return 2 * tokens * r <= _table.MAX_FACTOR_ENTRIES and len(red.queries) * len(red.keys) * r <= limit
 
 
-def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.ndarray,
+def verify_lifted(family, red: Reduced, con: Constraints | None, P: np.ndarray, Q: np.ndarray,
                   say: Callable[[str], None] | None = None, max_work: int | None = None,
-                  outcome: dict | None = None):
+                  outcome: dict | None = None, candidates=None, holds=None):
     """``(denominator, table, report)`` of the first rounding the exact check verifies, else ``None``.
 
     A rounding is handed to the exact check only when, evaluated in floats, it still meets
@@ -97,7 +104,11 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
     A table is handed to it only if its kernel is ``≥ 0`` on every pair of its tokens,
     exactly (:func:`certify.kernels.audit.all_pairs_nonnegative`, what ``check-kernel
     --all-pairs`` computes). ``max_work``: as ``check-kernel --max-work``. ``outcome``, if
-    given, receives ``reached``: whether any table got to the exact check at all.
+    given, receives ``reached``: whether any table got to the exact check at all, and
+    ``key_denominator``: the verified table's key features' denominator.
+    ``candidates``: the roundings to try, ``(denominator, key denominator, P, Q)`` each
+    (default: ``P`` and ``Q`` rounded to each of :data:`DENOMINATORS`); ``holds(P, Q)``: their
+    test in floats (default: the conditions on the dense block of ``con``).
     """
     from ..kernels.audit import all_pairs_nonnegative, check_kernel
     from ..kernels.table import KernelTable, TableFormatError
@@ -105,14 +116,16 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
     say = say or (lambda text: None)
     outcome = outcome if outcome is not None else {}
     outcome["reached"] = False
-    for den in DENOMINATORS:
-        Pr, Qr = rounded(P, den), rounded(Q, den)
-        loss, _ = violations(con, Pr @ Qr.T, 1.0, 0.0, scale=False)
-        if loss > 0:
+    if candidates is None:
+        candidates = ((den, den, rounded(P, den), rounded(Q, den)) for den in DENOMINATORS)
+    if holds is None:
+        holds = lambda Pr, Qr: violations(con, Pr @ Qr.T, 1.0, 0.0, scale=False)[0] == 0  # noqa: E731
+    for den, kden, Pr, Qr in candidates:
+        if not holds(Pr, Qr):
             continue
         attempts = [True] + ([False] if not family.streamed else [])
         for readout in attempts:
-            table = lift_table(red, Pr, Qr, den, readout=readout)
+            table = lift_table(red, Pr, Qr, den, readout=readout, key_denominator=kden)
             try:
                 kt = KernelTable.from_dict(table)
                 if max_work is not None:
@@ -128,5 +141,6 @@ def verify_lifted(family, red: Reduced, con: Constraints, P: np.ndarray, Q: np.n
                 continue
             ok = report.solves if readout else report.readout_exists
             if ok and report.kernel_rank_bounds.exact:
+                outcome["key_denominator"] = kden
                 return den, table, report
     return None

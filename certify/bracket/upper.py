@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .descent import FLOOR, TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
+from .descent import FLOOR, MAX_BLOCK, TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
 from .lift import checkable, verify_lifted
 from .reduced import Reduced, reduce_family
 
@@ -46,6 +46,7 @@ class Solution:
     report: Any  # certify.kernels.report.KernelReport
     seed: int | None
     iterations: int
+    key_denominator: int | None = None  # the key features' own (the search by roots), else the denominator's
 
 
 @dataclass
@@ -60,6 +61,7 @@ class UpperResult:
     tried: list[dict[str, Any]] = field(default_factory=list)
     iterations: int = 0
     budget_exhausted: bool = False
+    by_roots: dict[str, int] | None = None  # the search by roots (docs/math.md §12, Lemma 12.2): roots, other keys, shared
 
 
 def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40_000, budget: int = 400_000,
@@ -96,19 +98,32 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
         raise BracketRangeError(f"--start-rank {start} is below the certified bound r ≥ {family.certified_bound}: "
                                 "no table of that rank solves the family")
     red = reduce_family(family)
-    con = constraints(red)
-    if method == "boxes":
-        if device != "numpy":
-            raise BracketRangeError("--method boxes runs on numpy only (--device numpy)")
+    if method not in ("adam", "boxes"):
+        raise BracketRangeError(f"unknown --method {method!r} (adam or boxes)")
+    if method == "boxes" and device != "numpy":
+        raise BracketRangeError("--method boxes runs on numpy only (--device numpy)")
+    rooted = None
+    if red.shape[0] * red.shape[1] > MAX_BLOCK and method == "boxes":  # by roots (docs/math.md §12)
+        from functools import partial
+
+        from .boxes import project
+        from .rooted import RootedSearch
+
+        rooted = RootedSearch(red)
+        con = rooted  # its shape is the roots' block's (the random starts')
+        run = partial(_run_boxes, project, rooted.LO, rooted.HI, test=rooted.test)
+        start_block = rooted.exponential_start()
+    else:
+        con = constraints(red)  # refuses a block above MAX_BLOCK (naming --method boxes)
+        start_block = exponential_start(red)
+    if method == "boxes" and rooted is None:
         from functools import partial
 
         from .boxes import boxes, project
 
         LO, HI = boxes(red, con)
         run = partial(_run_boxes, project, LO, HI)
-    elif method != "adam":
-        raise BracketRangeError(f"unknown --method {method!r} (adam or boxes)")
-    U, s, Vt = np.linalg.svd(exponential_start(red), full_matrices=False)
+    U, s, Vt = np.linalg.svd(start_block, full_matrices=False)
     keep = int((s > s[0] * 1e-12).sum())
     best_pq = (U[:, :keep] * np.sqrt(s[:keep]), Vt[:keep].T * np.sqrt(s[:keep]))
     top = min(start, keep) if start is not None else keep
@@ -118,6 +133,10 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
                                 f"(the exponential start's rank is {keep})")
     lo = low - 1  # ranks ≤ lo: not searched
     result = UpperResult(None, red, keep, top, low)
+    if rooted is not None:
+        users = np.diff(rooted.split.users_ptr)
+        result.by_roots = {"roots": len(rooted.split.core), "other_keys": len(rooted.split.other),
+                           "shared": int((users > 1).sum())}
     found: dict[int, tuple[np.ndarray, np.ndarray, int | None, int]] = {}  # rank → float solution, seed, iterations
     first = start is not None  # an explicit start rank is tried itself first
     while True:
@@ -132,7 +151,7 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
         first = False
         warm = found[min(found)][:2] if found else best_pq
         attempts = [("warm", None, truncate(*warm, r))] + [("seed", seed + k, None) for k in range(restarts)]
-        if not found and restarts:  # from the exponential start: begin with whichever start is closer (lower loss)
+        if not found and restarts and rooted is None:  # from the exponential start: the closer start first (lower loss)
             attempts.sort(key=lambda a: _start_loss(con, r, a, kappa))
         hit = None
         for kind, s_, begin in attempts:
@@ -159,25 +178,28 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     for r in sorted(found):
         entry = next(t for t in result.tried if t["rank"] == r)
         P, Q, s_, used = found[r]
-        if not checkable(red, r, max_work):
+        if not checkable(red, r, max_work, family.streamed):
             entry["verified"] = "beyond the exact check's limits"
             continue
         outcome: dict = {}
-        checked = verify_lifted(family, red, con, P, Q, say, max_work, outcome)
+        more = {} if rooted is None else {"candidates": rooted.roundings(P, Q), "holds": rooted.holds}
+        checked = verify_lifted(family, red, None if rooted else con, P, Q, say, max_work, outcome, **more)
         entry["verified"] = (checked is not None if outcome["reached"] else
                              "no rounding kept the conditions in floats (nothing reached the exact check)")
         if checked is not None:
             den, table, report = checked
-            result.best = Solution(r, report.kernel_rank, den, table, report, s_, used)
+            result.best = Solution(r, report.kernel_rank, den, table, report, s_, used, outcome.get("key_denominator"))
             entry["kernel_rank"] = report.kernel_rank
             break
     return result
 
 
-def _run_boxes(project, LO, HI, con, r, seed, iterations, *, start=None, progress=None, **_):
-    """:func:`certify.bracket.boxes.project` with :func:`descend`'s signature (a seeded random start when none is given)."""
+def _run_boxes(project, LO, HI, con, r, seed, iterations, *, start=None, progress=None, test=None, **_):
+    """:func:`certify.bracket.boxes.project` with :func:`descend`'s signature (a seeded random start when none is given).
+
+    ``test``: the stopping test (the search by roots'); else the conditions of ``con``."""
     begin = start if start is not None else random_start(con, r, seed)
-    return project(con, LO, HI, r, iterations, start=begin, progress=progress)
+    return project(None if test else con, LO, HI, r, iterations, start=begin, progress=progress, test=test)
 
 
 def _start_loss(con, r: int, attempt, kappa: float) -> float:

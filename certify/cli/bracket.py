@@ -108,11 +108,12 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     Qn, K = result.reduced.shape
     doc = {
         "schema": "certify.bracket/2", "family": family.source, "inputs": family.input_count,
-        "reduced": {"queries": Qn, "keys": K, "jumps": result.reduced.jumps},
+        "reduced": {"queries": Qn, "keys": K, "jumps": result.reduced.jumps, "by_roots": result.by_roots},
         "lower": family.certified_bound,
         "upper": None if best is None else best.kernel_rank,
         "upper_table": table_path,
         "denominator": None if best is None else best.denominator,
+        "key_denominator": None if best is None else best.key_denominator,
         "readout": None if best is None else ("fixed" if "w" in best.table else "exact LP"),
         "exponential_rank": result.exponential_rank, "start_rank": result.start_rank,
         "lowest_rank": result.lowest_rank,
@@ -139,6 +140,11 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     click.echo(f"  reduced     {Qn:,} query tokens × {K:,} keys, {result.reduced.jumps:,} jumps "
                f"({family.input_count:,} inputs); exponential start rank {result.exponential_rank:,}; "
                f"bisection between {result.lowest_rank:,} and {result.start_rank:,}")
+    if result.by_roots:
+        b = result.by_roots
+        click.echo(f"  by roots    the block of the {b['roots']:,} roots is searched; the other {b['other_keys']:,} keys "
+                   f"({b['shared']:,} shared by several queries) are nonnegative combinations of roots "
+                   "(docs/math.md §12, Lemma 12.2)")
     tried = ", ".join(f"{t['rank']} {'found' if t['found'] else 'not found'}" for t in result.tried) or "none"
     checks = [t for t in sorted(result.tried, key=lambda t: t["rank"]) if t["verified"] is not None]
     exact = "; ".join(f"rank {t['rank']}: " + ("verified" if t["verified"] is True else "the rounded table failed it"
@@ -154,7 +160,9 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     how = ("with the readout g_x(z) = ⟨x,z⟩ − 1/2 + 1/64 (every prediction exact)" if "w" in best.table
            else "admits a readout (exact LP)") + "; α ≥ 0 on every pair of tokens"
     click.echo(f"  upper       r ≤ {best.kernel_rank}: a table of exact kernel rank {best.kernel_rank} "
-               f"(factors of width {best.width}, entries multiples of 1/{best.denominator:,}) solves all "
+               f"(factors of width {best.width}, entries multiples of 1/{best.denominator:,}"
+               + ("" if best.key_denominator in (None, best.denominator) else
+                  f", key features of 1/{best.key_denominator:,}") + ") solves all "
                f"{rep.family['inputs']:,} inputs {how}")
     click.echo(f"  search      ranks tried: {tried}; {spent}")
     click.echo(f"  exact check {exact} (found ranks above it are not checked)")

@@ -8,7 +8,9 @@ the wall time per Adam iteration of :func:`certify.bracket.descend` at a typical
 ``r`` from a seeded random start (``N`` iterations, default 200; the loss and gradient over
 every condition plus three matrix products), and per iteration of ``--method boxes``
 (:func:`certify.bracket.boxes.project`: two clips, two least-squares refits, four
-products; the stopping test every tenth iteration) from the same start. Single-threaded BLAS is not forced: the
+products; the stopping test every tenth iteration) from the same start. Row ``m = 28``'s block is
+above the dense search's cap: only its search by roots is timed (the roots' block,
+docs/math.md §12, Lemma 12.2). Single-threaded BLAS is not forced: the
 figures are for the machine as it is (``OPENBLAS_NUM_THREADS`` to compare).
 """
 from __future__ import annotations
@@ -40,7 +42,8 @@ def main() -> None:
     from certify.kernels.audit import load_family
 
     from certify.bracket.boxes import boxes, project
-    from certify.bracket.descent import random_start
+    from certify.bracket.descent import MAX_BLOCK, random_start
+    from certify.bracket.rooted import RootedSearch
 
     print("| family | reduced matrix | jumps | build | width r | per iteration (Adam) | per iteration (boxes) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -50,6 +53,17 @@ def main() -> None:
         t0 = time.perf_counter()
         family = load_family(path if path.endswith(".json") else path)
         red = reduce_family(family)
+        Q, K = red.shape
+        if Q * K > MAX_BLOCK:  # row m = 28: no dense search; --method boxes by roots (docs/math.md §12, Lemma 12.2)
+            rooted = RootedSearch(red)
+            built = time.perf_counter() - t0
+            t2 = time.perf_counter()
+            project(None, rooted.LO, rooted.HI, r, args.iterations, start=random_start(rooted, r, 0),
+                    check_every=10**9, test=rooted.test)
+            per_box = (time.perf_counter() - t2) / args.iterations
+            print(f"| {name} (by roots: {rooted.shape[1]:,} roots) | {Q:,} × {K:,} | {red.jumps:,} | {built:.1f} s | "
+                  f"{r} | — | {per_box * 1000:.1f} ms |", flush=True)
+            continue
         con = constraints(red)
         built = time.perf_counter() - t0
         t1 = time.perf_counter()
@@ -59,7 +73,6 @@ def main() -> None:
         t2 = time.perf_counter()
         project(con, LO, HI, r, args.iterations, start=random_start(con, r, 0), check_every=10**9)
         per_box = (time.perf_counter() - t2) / args.iterations
-        Q, K = red.shape
         print(f"| {name} | {Q:,} × {K:,} | {red.jumps:,} | {built:.1f} s | {r} | {per * 1000:.1f} ms "
               f"| {per_box * 1000:.1f} ms |", flush=True)
 
