@@ -130,7 +130,8 @@ def upper(m: int, path: Path, iterations: int | None = None, budget: int | None 
     final = (out if size <= MAX_COMMITTED_TABLE else written.parent) / f"m{m}.{written.name}"
     written.replace(final)
     return {"upper": best.kernel_rank, "upper_table": str(final.relative_to(ROOT)) if size <= MAX_COMMITTED_TABLE else None,
-            "upper_bytes": size, "upper_denominator": best.denominator} | common
+            "upper_bytes": size, "upper_denominator": best.denominator,
+            "upper_key_denominator": best.key_denominator} | common
 
 
 PLOT = ROOT / "docs" / "results.png"
@@ -214,11 +215,12 @@ def bracket_only(doc: Path, ms: list[int], iterations: int | None, budget: int |
                           for t in r["upper_tried"])
         if r["upper"] is None:
             note = ""
-        elif r["upper_table"]:
-            note = f"entries multiples of 1/{r['upper_denominator']:,}"
         else:
-            note = (f"the table ({r['upper_bytes'] / 2**20:.1f} MiB, entries multiples of 1/{r['upper_denominator']:,}) "
-                    "is not committed: the command remakes it")
+            kden = r.get("upper_key_denominator")
+            entries = f"entries multiples of 1/{r['upper_denominator']:,}" + (
+                "" if kden in (None, r["upper_denominator"]) else f", key features of 1/{kden:,} (by roots)")
+            note = (entries if r["upper_table"] else
+                    f"the table ({r['upper_bytes'] / 2**20:.1f} MiB, {entries}) is not committed: the command remakes it")
         say = (f"; upper side `certify bracket docs/results/m{m}.cert.json{r['upper_options']}`: ranks tried {tried}; "
                f"{r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s" + (f", {note}" if note else ""))
         _rewrite_row(doc, head, lines, tail, m, cell, say)
