@@ -21,23 +21,16 @@ from certify.bracket.reduced import ReductionError, reduce_family
 from certify.bracket.rooted import _intervals, combine, fill, nnls, sparse_violations, split
 from certify.kernels.families import load_family
 from conftest import run_cli
+from test_bracket import _family_file as _witnesses_file
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "bracket" / "rooted_family.json"
 
 
 def _family_file(path: Path, jumps, m: int) -> str:
-    """The three witnesses of each jump ``(x, y, z)`` (ints), tokens as 0/1 strings with coordinate ``i`` at position ``i``."""
+    """:func:`test_bracket._family_file` of jumps given as ints (coordinate ``i`` at position ``i`` of the 0/1 strings)."""
     bits = lambda v: format(v, f"0{m}b")[::-1]  # noqa: E731
-    seen, inputs = set(), []
-    for x, y, z in jumps:
-        x, y, z = bits(x), bits(y), bits(z)
-        for t in ((x, y, y), (x, z, z), (x, y, z)):
-            if t not in seen:
-                seen.add(t)
-                inputs.append({"tokens": list(t), "query": 0})
-    path.write_text(json.dumps({"family": {"inputs": inputs}}))
-    return str(path)
+    return _witnesses_file(path, [tuple(bits(v) for v in j) for j in jumps])
 
 
 @pytest.fixture(scope="module")
