@@ -158,3 +158,22 @@ def test_the_command_says_it_searched_by_roots(family_path, monkeypatch, tmp_pat
     table = next(tmp_path.glob("rank*.table.json"))
     proc = run_cli("check-kernel", str(table), "--family", path, "--all-pairs")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_table_too_large_to_parse_as_json_is_written_as_npz_and_checks_the_same(family, family_path, monkeypatch,
+                                                                                  tmp_path):
+    """write_solution: when check-kernel would refuse to parse the JSON (row m = 28's is 133 MiB), the same table as an
+    .npz archive, which check-kernel reads to the same verdict."""
+    from certify.kernels import table as table_mod
+
+    monkeypatch.setattr(upper, "MAX_BLOCK", 1)
+    best = upper.upper_side(family, method="boxes", start=6, lowest=6, iterations=2000, budget=2000).best
+    small = upper.write_solution(best, str(tmp_path / "json"))
+    monkeypatch.setattr(table_mod, "MAX_JSON_BYTES", 1000)  # now the JSON would be refused: the archive instead
+    big = upper.write_solution(best, str(tmp_path / "npz"))
+    assert small.endswith(".table.json") and big.endswith(".table.npz")
+    outs = [run_cli("check-kernel", p, "--family", family_path, "--all-pairs", "--json") for p in (small, big)]
+    assert [p.returncode for p in outs] == [0, 0]
+    a, b = (json.loads(p.stdout) for p in outs)
+    for key in ("solves", "kernel_rank", "max_error", "all_pairs"):
+        assert a[key] == b[key]

@@ -82,7 +82,9 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     (:mod:`certify.bracket.descent_torch`). ``method``: ``adam`` (default), or ``boxes`` for
     alternating projections onto a box of sufficient values (:mod:`certify.bracket.boxes`;
     numpy only, ``lr`` and ``kappa`` unused: the box has its own margin), one iteration of
-    which counts as one of the budget. ``max_work``: the exact check's multiply-adds
+    which counts as one of the budget; on a block above :data:`MAX_BLOCK` it searches by roots
+    (:mod:`certify.bracket.rooted`, docs/math.md §12, Lemma 12.2), where Adam refuses.
+    ``max_work``: the exact check's multiply-adds
     (``check-kernel --max-work``; default its limit).
     """
     say = progress or (lambda text: None)
@@ -210,10 +212,35 @@ def _start_loss(con, r: int, attempt, kappa: float) -> float:
 
 
 def write_solution(solution: Solution, out_dir: str) -> str:
-    """Write the verified table as ``rank<r>.table.json`` in ``out_dir``; return its path."""
+    """Write the verified table as ``rank<r>.table.json`` in ``out_dir`` — or, when ``check-kernel`` would refuse to parse
+    that JSON (:func:`certify.kernels.table.loads_json`: row ``m = 28``'s is 133 MiB, about 1.5 GB to parse), as
+    ``rank<r>.table.npz`` with the same tokens and integers (int64) and ``beta`` as float64 (a dyadic number, exact;
+    the note, a JSON field only, is left out); return its path."""
     from ..certificates.producer import write_atomic
+    from ..check import parse_memory_estimate
+    from ..kernels import table as _table
 
     os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, f"rank{solution.kernel_rank}.table.json")
-    write_atomic(path, json.dumps(solution.table) + "\n")
+    text = json.dumps(solution.table) + "\n"
+    data = text.encode("utf-8")
+    if len(data) <= _table.MAX_JSON_BYTES and parse_memory_estimate(data) <= 4 * _table.MAX_JSON_BYTES:
+        path = os.path.join(out_dir, f"rank{solution.kernel_rank}.table.json")
+        write_atomic(path, text)
+        return path
+    from fractions import Fraction
+
+    t = solution.table
+    arrays = {"tokens": np.array(t["tokens"]), "phi_q": np.array(t["phi_q"], dtype=np.int64),
+              "phi_k": np.array(t["phi_k"], dtype=np.int64)}
+    if "beta" in t:
+        beta = [Fraction(b) for b in t["beta"]]
+        arrays["beta"] = np.array([float(b) for b in beta])
+        if any(Fraction(float(b)) != b for b in beta):  # the readout's shift is dyadic; never rounded
+            raise ValueError("beta is not exact in float64")
+        arrays["w"] = np.array(t["w"], dtype=np.int8)
+        arrays["values"] = np.array(t["values"], dtype=np.int8)
+    path = os.path.join(out_dir, f"rank{solution.kernel_rank}.table.npz")
+    with open(path + ".tmp", "wb") as f:
+        f.write(_table.npz_bytes(arrays))
+    os.replace(path + ".tmp", path)
     return path

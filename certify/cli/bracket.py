@@ -32,7 +32,8 @@ from .common import Contradiction, InputError, cli, strict_json
 @click.option("--method", type=click.Choice(["adam", "boxes"]), default="adam", show_default=True,
               help="The float search: Adam on the conditions' violations, or alternating projections between a box "
                    "of sufficient values and the rank-r matrices (faster on large families, numpy only; "
-                   "docs/math.md §12).")
+                   "docs/math.md §12); boxes also takes a reduced matrix above the dense cap, by its roots (row m = 28: "
+                   "Lemma 12.2).")
 @click.option("--max-work", "max_work", type=click.IntRange(1, MAX_WORK_OPTION), metavar="N",
               help="Multiply-adds the exact check may spend, --all-pairs included (as check-kernel --max-work; "
                    "default 10⁹).")
