@@ -155,6 +155,26 @@ def test_batches_are_formed_once_per_pass(m12, monkeypatch):
     assert [b for k, b in formed if k == "g"] == list(range(n))
 
 
+def test_row_batches_entries_are_the_whole_blocks(m12, monkeypatch):
+    """Every entry of α and g, by position, by ``entry`` (α from the held factors, no batch formed) and row-major,
+    is that of the blocks formed whole (``alpha_block``, ``g_block``)."""
+    table = load_table(str(RESULTS / "bracket" / "m12.rank9.table.json"))
+    rows, cols = list(range(0, table.size, 2)), list(range(table.size - 1, -1, -1))
+    A0, G0 = table.alpha_block(rows, cols), table.g_block(rows, cols)
+    formed = _batched(monkeypatch, rows=3)
+    A, G = blocks.RowBatches(table, rows, cols, "alpha"), blocks.RowBatches(table, rows, cols, "g")
+    for i in reversed(range(len(rows))):
+        for j in range(len(cols)):
+            assert A.entry(i, j) == A0[i, j]
+    assert formed == [("alpha", 0), ("g", 0)]  # entry() formed no batch of α
+    assert list(A.entries()) == A0.entries() and list(G.entries()) == G0.entries()
+    assert all(G[i, j] == G0[i, j] for i in reversed(range(len(rows))) for j in range(len(cols)))
+    assert A.batches == -(-len(rows) // 3) > 1
+    assert all(a >= 0 for a in A0.entries()) and not A.nonnegative()  # signed factors: the shortcut does not apply
+    K = KernelTable.from_dict(_kernel_field(m12[0]))
+    assert blocks.RowBatches(K, rows, cols, "alpha").nonnegative()  # a kernel given directly: entry by entry
+
+
 # --------------------------------------------------------------------------- --all-pairs
 
 

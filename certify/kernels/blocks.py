@@ -129,7 +129,8 @@ class RowBatches:
             yield from block.entries()
 
     def nonnegative(self) -> bool:
-        """Whether every entry is ``≥ 0``: from nonnegative factors when α is their product, else entry by entry."""
+        """True only if every entry is ``≥ 0``: when α is a product of held factors, if both are nonnegative (sufficient,
+        not necessary: False then says only that this shortcut does not apply); else entry by entry, a batch at a time."""
         if self.kind == "alpha" and self._right is not None:
             return (all(a.p >= 0 for a in self.table._rows("phi_q", self.rows).entries())
                     and all(a.p >= 0 for a in self._right.entries()))
