@@ -38,3 +38,21 @@ def assert_one_line_error(proc, code: int) -> None:
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def cli_in_process(capsys, *args: str) -> tuple[int, str, str]:
+    """``certify ARGS`` run in this process (no interpreter start-up): ``(exit code, stdout, stderr)``.
+
+    For tests about what a command computes or prints; tests about the process itself (signals,
+    closed pipes, the environment, start-up) run ``python -m certify.cli`` as :func:`run_cli` does.
+    """
+    from certify.cli import main
+
+    capsys.readouterr()
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -169,3 +169,21 @@ def _rank_bound_of_random_words(tmp_path, words: int, seed: int):
     path = tmp_path / "words.txt"
     path.write_text("".join(format(rng.getrandbits(4096), "04096b") + "\n" for _ in range(words)))
     return run_cli("rank-bound", "--code", str(path), cwd=tmp_path)
+
+
+@pytest.mark.parametrize("command", [["rank-bound", "--code", "hadamard24", "--length", "1000"],
+                                     ["search", "--m", "12", "--budget", "1", "--length", "1000"]])
+def test_form_auto_never_chooses_a_form_it_then_refuses(tmp_path, capsys, command):
+    """Issue 42: `rank-bound --code hadamard24 --length 1000` (12,132 inputs, under the 50,000 of --form auto, but
+    312 MiB listed) chose the explicit form and refused it, "use --form compact"; auto now writes the compact form.
+    `certify search` has --form too (its refusal named an option it lacked)."""
+    from certify.check import check
+    from conftest import cli_in_process
+
+    out = tmp_path / "c.json"
+    code, stdout, stderr = cli_in_process(capsys, *command, "--out", str(out), "--json")
+    assert code == 0, stderr
+    doc = json.loads(stdout)
+    assert doc["version"] == 2 and check(json.loads(out.read_text())).proved == doc["claim"]["rank_at_least"]
+    code, _, stderr = cli_in_process(capsys, *command, "--form", "explicit", "--out", str(out))
+    assert code == 2 and "use --form compact" in stderr and len(stderr.strip().splitlines()) == 1

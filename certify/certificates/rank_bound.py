@@ -80,8 +80,10 @@ def rank_bound_certificate(
     Parameters
     ----------
     form : {"auto", "explicit", "compact"}
-        ``auto``: explicit when the code has one weight and the family has at most
-        :data:`EXPLICIT_MAX_INPUTS` inputs, else compact. Version 1 requires one weight.
+        ``auto``: explicit when the code has one weight, the family has at most
+        :data:`EXPLICIT_MAX_INPUTS` inputs and the file would be within the checker's
+        ``MAX_FILE_BYTES`` (:func:`explicit_bytes_at_least`), else compact: auto never
+        picks a form that is then refused. Version 1 requires one weight.
     bound : CodeBound, optional
         :func:`code_bound` of the same code, plan, length and error, if already computed.
     argument : {None, "best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"} or Argument
@@ -103,7 +105,9 @@ def rank_bound_certificate(
         # each query has a chain to t − 1 distinct complement keys, each in an input: inputs ≥ t(t − 1)
         if code.weight is not None and code.size * (code.size - 1) <= EXPLICIT_MAX_INPUTS:
             inputs = planned_counts(code, plan)[1]
-        form = "explicit" if inputs is not None and inputs <= EXPLICIT_MAX_INPUTS else "compact"
+        # explicit only when it is small and the checker would read the file (never a form that refuses itself)
+        form = ("explicit" if inputs is not None and inputs <= EXPLICIT_MAX_INPUTS
+                and explicit_bytes_at_least(code, length, inputs) <= _max_file_bytes() else "compact")
     if form == "compact":
         return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound,
                                                     argument=argument))
@@ -140,16 +144,26 @@ def explicit_size_or_refuse(code, plan: GapPlan, length: int, inputs: int | None
     CertificateBuildError
         Naming the estimate and suggesting the compact form.
     """
-    from ..check import MAX_FILE_BYTES
-
     if inputs is None:
         inputs = planned_counts(code, plan)[1]
-    at_least = inputs * length * (code.length + 3)
-    if at_least > MAX_FILE_BYTES:
+    at_least = explicit_bytes_at_least(code, length, inputs)
+    if at_least > _max_file_bytes():
         raise CertificateBuildError(
             f"the explicit certificate would have {inputs:,} inputs of length {length}, at least {at_least / 2**20:,.0f} MiB; "
-            f"the checker reads at most {MAX_FILE_BYTES // 2**20} MiB: use --form compact")
+            f"the checker reads at most {_max_file_bytes() // 2**20} MiB: use --form compact (or --form auto)")
     return at_least
+
+
+def explicit_bytes_at_least(code, length: int, inputs: int) -> int:
+    """A lower bound on an explicit certificate's size: each of ``inputs`` inputs lists ``length`` tokens of
+    ``m`` characters plus quotes and a comma."""
+    return inputs * length * (code.length + 3)
+
+
+def _max_file_bytes() -> int:
+    from ..check import MAX_FILE_BYTES
+
+    return MAX_FILE_BYTES
 
 
 def _spellable(cert: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,12 @@ from ..search import DEFAULT_BUDGET
 from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, refuse_same_file, strict_json
 
 
+#: ``--form`` of rank-bound and search: which certificate version is written.
+_FORM_OPTION = click.option(
+    "--form", type=click.Choice(["auto", "explicit", "compact"]), default="auto", show_default=True,
+    help="explicit: version 1, every input listed; compact: version 2, code and plan; auto: explicit up to 50,000 "
+         "inputs and the checker's 64 MiB file limit, else compact.")
+
 _ARGUMENT_OPTION = click.option(
     "--argument", "argument",
     type=click.Choice(["best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"]), default="best",
@@ -282,8 +288,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
               help="Exact input length n (3 ≤ n ≤ 1000).")
 @click.option("--error-below", "error_text", default="1/2", show_default=True, metavar="ε",
               help="Error threshold ε > 0, exact: p/q or a decimal.")
-@click.option("--form", type=click.Choice(["auto", "explicit", "compact"]), default="auto", show_default=True,
-              help="explicit: version 1, every input listed; compact: version 2, code and plan; auto: explicit up to 50,000 inputs.")
+@_FORM_OPTION
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default NAME.cert.json).")
 @_ARGUMENT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
@@ -347,11 +352,12 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
                    "code is trimmed to what can be certified in the time left). If it ends the search before the budget "
                    "does, the output says so and the result is not reproducible. Default: none.")
 @click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
+@_FORM_OPTION
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
 @_ARGUMENT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: float | None, seed: int, out: str | None,
-               argument: str, as_json: bool) -> int:
+def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: float | None, seed: int, form: str,
+               out: str | None, argument: str, as_json: bool) -> int:
     """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
 
     Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
@@ -374,7 +380,7 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
                         budget=budget)
         if time_limit is not None:  # the certificate, written and verified, within the limit too
             result = fit_to_time(result, started + time_limit, lambda note: progress.update(None, note))
-        cert, plan, bound = result_certificate(result, argument=argument)
+        cert, plan, bound = result_certificate(result, form=form, argument=argument)
     except (ValueError, SearchError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
     finally:
