@@ -104,7 +104,7 @@ def export(path: str, phi_q: Any, phi_k: Any, *, values: Any = None, readout: Ca
         out["delta"] = np.float64(exact_float)
     if note:
         out["note"] = np.array(note)
-    from .certificates.producer import write_atomic
+    from .outputs import write_atomic
 
     write_atomic(path, npz_bytes(out, compress=True))
     return path

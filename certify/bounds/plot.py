@@ -81,7 +81,9 @@ def _finish(fig, ax, plt, path: str, ylabel: str, title: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    from ..outputs import save_figure
+
+    save_figure(fig, path)
     plt.close(fig)
 
 

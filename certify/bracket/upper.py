@@ -216,7 +216,7 @@ def write_solution(solution: Solution, out_dir: str) -> str:
     that JSON (:func:`certify.kernels.table.loads_json`: row ``m = 28``'s is 133 MiB, about 1.5 GB to parse), as
     ``rank<r>.table.npz`` with the same tokens and integers (int64) and ``beta`` as float64 (a dyadic number, exact;
     the note, a JSON field only, is left out); return its path."""
-    from ..certificates.producer import write_atomic
+    from ..outputs import write_atomic
     from ..check import parse_memory_estimate
     from ..kernels import table as _table
 
@@ -240,7 +240,5 @@ def write_solution(solution: Solution, out_dir: str) -> str:
         arrays["w"] = np.array(t["w"], dtype=np.int8)
         arrays["values"] = np.array(t["values"], dtype=np.int8)
     path = os.path.join(out_dir, f"rank{solution.kernel_rank}.table.npz")
-    with open(path + ".tmp", "wb") as f:
-        f.write(_table.npz_bytes(arrays))
-    os.replace(path + ".tmp", path)
+    write_atomic(path, _table.npz_bytes(arrays))
     return path

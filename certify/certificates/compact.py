@@ -294,18 +294,15 @@ def write_family(doc: dict[str, Any], path: str | os.PathLike, verified=None) ->
     written query by query in bounded memory, with progress on stderr; the file is
     written to a temporary name and renamed into place.
     """
+    from ..outputs import atomic_writer
     from .producer import dumps
-
-    from .producer import refuse_special_file
 
     total, inputs = _family_inputs(doc, verified)
     _expand_limit(total, doc, MAX_WRITE_BYTES, streamed=True)
-    path = refuse_special_file(path)
-    tmp = f"{path}.tmp{os.getpid()}"
     count = 0
     progress = Progress("writing family inputs", total=total)
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with atomic_writer(path, "w") as fh:
             fh.write('{"family": {"inputs": [\n')
             for x in inputs:
                 fh.write(("" if count == 0 else ",\n") + "  " + dumps(x))
@@ -313,11 +310,8 @@ def write_family(doc: dict[str, Any], path: str | os.PathLike, verified=None) ->
                 if count % 4096 == 0:
                     progress.update(count)
             fh.write(f'\n]}}, "from_certificate": {json.dumps(doc["sha256"])}}}\n')
-        if count != total:
-            raise AssertionError(f"generated {count} inputs, the checker counted {total}")
-        os.replace(tmp, path)
+            if count != total:
+                raise AssertionError(f"generated {count} inputs, the checker counted {total}")
     finally:
         progress.close()
-        if os.path.exists(tmp):
-            os.remove(tmp)
     return count

@@ -34,6 +34,7 @@ from ..lemmas.domination import HALF, domination_factor
 from ..exact import exact
 from ..lemmas.frobenius import certified_rank, sum_inverse_squares, trace_frobenius_ratio
 from ..lemmas.sharper import choose
+from ..outputs import write_atomic
 
 __all__ = [
     "CertificateBuildError",
@@ -47,8 +48,6 @@ __all__ = [
     "proved_bound",
     "rank_nine_certificate",
     "dumps",
-    "refuse_special_file",
-    "write_atomic",
     "write_certificate",
     "describe",
 ]
@@ -210,43 +209,6 @@ def dumps(value: Any, column: int = 0, width: int = 200) -> str:
         return "{\n" + ",\n".join(items) + "\n" + " " * column + "}"
     items = [pad + dumps(v, column + 2, width) for v in value]
     return "[\n" + ",\n".join(items) + "\n" + " " * column + "]"
-
-
-def refuse_special_file(path: str | os.PathLike) -> str:
-    """``path`` as a string; ``OSError`` if it exists and is not a regular file (a device, a FIFO, a folder).
-
-    Writers rename a temporary file into place, which would replace such an entry rather
-    than write to it.
-    """
-    import errno
-    import stat
-
-    path = os.fspath(path)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return path
-    if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, "exists and is not a regular file", path)
-    return path
-
-
-def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
-    """Write a file atomically: a temporary file in the same folder, renamed into place.
-
-    Raises ``OSError`` (the CLI turns it into exit 2) when ``path`` exists and is not a
-    regular file: a rename would replace a device, a FIFO or a directory entry of
-    another kind instead of writing to it.
-    """
-    path = refuse_special_file(path)
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def write_certificate(cert: dict[str, Any], path: str | os.PathLike) -> bytes:

@@ -126,7 +126,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         "environment": _environment(),
     }
     if out_dir and best is not None:
-        from ..certificates.producer import write_atomic
+        from ..outputs import write_atomic
 
         try:
             write_atomic(f"{out_dir}/bracket.json", strict_json(doc) + "\n")

@@ -157,8 +157,9 @@ def _finish(o, text_lines, doc, plot_fn) -> int:
     text = strict_json(doc())
     results = os.path.join(o["out_dir"], "results.json")
     try:
-        with open(results, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+        from ..outputs import write_atomic
+
+        write_atomic(results, text + "\n")
     except OSError as exc:
         raise InputError(f"cannot write {results}: {exc.strerror or exc}") from None
     if o["as_json"]:

@@ -100,14 +100,14 @@ def write_table(table: dict[str, Any], path: str) -> None:
     """
     import json
 
-    import numpy as np
+    from ..outputs import atomic_writer, write_atomic
 
     fields = {k: table[k] for k in ("tokens", "phi_q", "phi_k", "beta", "w", "values")}
     if path.endswith(".json"):
         doc = {"note": f"one-hot-query construction, kernel base {format_rational(table['base'])} "
                        "(certify construction rank15; docs/math.md §8)"}
         doc.update({k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in fields.items()})
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_writer(path, "w") as fh:  # a full disk leaves no truncated file (issue 42)
             json.dump(doc, fh)
             fh.write("\n")
     elif path.endswith(".npz"):
@@ -115,8 +115,7 @@ def write_table(table: dict[str, Any], path: str) -> None:
             raise ConstructionInputError(f"{path}: the table's integers exceed int64; write it as .json instead")
         from ..kernels.table import npz_bytes
 
-        with open(path, "wb") as fh:
-            fh.write(npz_bytes(fields))
+        write_atomic(path, npz_bytes(fields))
     else:
         raise ConstructionInputError(f"--out must end in .npz or .json, not {os.path.basename(path)!r}")
 

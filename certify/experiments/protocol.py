@@ -24,6 +24,7 @@ from ..check import format_rational
 from ..kernels.diverged import finite_or_none, first_nonfinite
 from ..kernels.predict import exact_predictions
 from ..kernels.table import KernelTable, load_table, npz_bytes
+from ..outputs import write_atomic
 from .tasks import Setting, Split, SplitConfig, build_split, is_query_token, split_to_json
 
 __all__ = ["CapacityConfig", "HeadsConfig", "Run", "plan_capacity", "plan_heads", "execute", "capacity_summary",
@@ -214,8 +215,7 @@ def write_splits(splits: dict[tuple[str, int], Split], out_dir: str,
         folder = os.path.join(out_dir, key, f"draw{d}")
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, "split.json")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(texts[(key, d)])
+        write_atomic(path, texts[(key, d)])
         paths[(key, d)] = path
     return paths
 
@@ -286,8 +286,7 @@ def execute(plan, splits: dict[tuple[str, int], Split], train_spec: Callable[[in
 def _score(run: Run, res: dict[str, Any], split: Split, tokens: list[int]) -> None:
     """Export the run's table, read it back once and score both parts from the file, exactly; note float disagreements."""
     arrays = {"tokens": _token_strings(tokens, split.setting.m), **res["arrays"]}
-    with open(run.table, "wb") as fh:
-        fh.write(npz_bytes(arrays, compress=True))
+    write_atomic(run.table, npz_bytes(arrays, compress=True))
     table = load_table(run.table)  # read back once: both parts are scored from the same file
     for p in ("test", "train"):
         figures, verdicts, _ = exact_scores(table, split, p)

@@ -10,6 +10,7 @@ from typing import Any
 
 from .protocol import CapacityConfig, HeadsConfig, Run, capacity_summary, heads_summary
 from ..bounds.plot import _pyplot
+from ..outputs import save_figure
 from .tasks import Split
 
 __all__ = ["capacity_json", "heads_json", "capacity_text", "heads_text", "plot_capacity", "plot_heads"]
@@ -191,7 +192,7 @@ def plot_capacity(cfg: CapacityConfig, runs: list[Run], path: str) -> None:
     axes[0].legend(fontsize=8, loc="lower right", title="dashed: dense reference", title_fontsize=8)
     fig.tight_layout()
     _diverged_note(fig, runs, "accuracy 0")
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -220,5 +221,5 @@ def plot_heads(cfg: HeadsConfig, runs: list[Run], path: str) -> None:
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     _diverged_note(fig, runs, "error 1")
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)

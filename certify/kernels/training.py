@@ -471,8 +471,9 @@ def export_table(path: str, tokens: list[int], m: int, head: dict[str, Any], not
     if head.get("delta"):
         fields["delta"] = np.float64(head["delta"])
     data = npz_bytes(fields, compress=False)
-    with open(path, "wb") as fh:  # byte-for-byte the same for the same seed (members dated 1980-01-01)
-        fh.write(data)
+    from ..outputs import write_atomic
+
+    write_atomic(path, data)  # byte-for-byte the same for the same seed (members dated 1980-01-01)
 
 
 def construction_report(family: FamilySpec) -> KernelReport:

@@ -151,5 +151,7 @@ def plot_results(results: list[RunResult], construction: KernelReport, certified
                  + (f"\n× at the top: {len(diverged)} diverged run(s), no table" if diverged else ""))
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    from ..outputs import save_figure
+
+    save_figure(fig, path, dpi=120)
     plt.close(fig)

@@ -92,7 +92,7 @@ def all_inputs_family(m: int) -> dict[str, Any]:
 
 def write(result: Bracket, out_dir: str) -> list[str]:
     """Write the bracket's files into ``out_dir``; their paths."""
-    from ..certificates.producer import write_atomic
+    from ..outputs import write_atomic
 
     os.makedirs(out_dir, exist_ok=True)
     files = {f"m{result.m}.rank{result.upper.rank}.table.json": result.upper.table,

@@ -59,5 +59,7 @@ def plot_brackets(docs: list[dict], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    from ..outputs import save_figure
+
+    save_figure(fig, path)
     plt.close(fig)
