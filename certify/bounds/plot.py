@@ -38,8 +38,11 @@ def _pyplot():
     return plt
 
 
-def check_plot_path(path: str) -> None:
+def check_plot_path(path: str, creates: str | None = None) -> None:
     """Refuse, before any work, a plot file matplotlib cannot write (unknown extension, missing folder).
+
+    ``creates``: a folder the command makes before it draws (its ``--out``); a plot directly in
+    it is accepted although the folder does not exist yet.
 
     Raises
     ------
@@ -58,6 +61,8 @@ def check_plot_path(path: str) -> None:
         raise PlotUnavailable(f"cannot draw {path!r}: the extension {('.' + ext) if ext else '(none)'} is not one "
                               f"matplotlib writes; use one of {', '.join('.' + k for k in sorted(kinds))}")
     folder = os.path.dirname(os.path.abspath(path))
+    if creates is not None and folder == os.path.abspath(creates):
+        return
     if not os.path.isdir(folder):
         raise PlotUnavailable(f"cannot write {path!r}: the folder {folder} does not exist")
 

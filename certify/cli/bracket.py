@@ -5,9 +5,10 @@ import click
 
 from ..check import EXIT_VERIFIED
 from ..kernels.table import MAX_WORK_OPTION
-from .common import Contradiction, InputError, cli, strict_json
+from .common import Contradiction, InputError, cli, strict_json, writes_into
 
 
+@writes_into("bracket.json", "rank*.table.json", "rank*.table.npz")
 @cli.command("bracket")
 @click.argument("family_path", metavar="[FAMILY]", required=False, type=click.Path(dir_okay=False))
 @click.option("--code", "code_spec", metavar="SPEC",

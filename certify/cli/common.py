@@ -13,7 +13,7 @@ from .. import __version__
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError
 
 __all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file", "refuse_inputs_as_outputs",
-           "strict_json"]
+           "writes_into", "strict_json"]
 
 
 class InputError(click.ClickException):
@@ -36,12 +36,25 @@ class Contradiction(click.ClickException):
 
 #: Parameters that name a file a command writes. Every other parameter whose value is an existing file is read.
 OUTPUT_PARAMETERS = ("out", "sharper_out", "expand", "plot")
+#: The parameter naming a folder a command writes into; what it writes there is the command's ``folder_outputs``.
+FOLDER_PARAMETER = "out_dir"
+
+
+def writes_into(*patterns: str):
+    """Declare the files a command writes into its ``--out`` folder, as ``fnmatch`` patterns of their paths relative
+    to the folder (``"bracket.json"``, ``"rank*.table.json"``, ``"*/draw*/split.json"``): an input among them is refused
+    before any work (:func:`refuse_inputs_as_outputs`)."""
+    def mark(command: click.Command) -> click.Command:
+        command.folder_outputs = patterns
+        return command
+
+    return mark
 
 
 def _flag(ctx: click.Context, name: str) -> str:
     for p in ctx.command.params:
         if p.name == name:
-            return p.opts[0] if isinstance(p, click.Option) else p.human_readable_name
+            return p.opts[0] if isinstance(p, click.Option) else p.human_readable_name.strip("[]")  # an argument: FAMILY
     return name
 
 
@@ -53,7 +66,7 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
     """
     outs = [(n, v) for n, v in ctx.params.items() if n in OUTPUT_PARAMETERS and isinstance(v, str) and v]
     ins = [(n, v) for n, v in ctx.params.items()
-           if n not in OUTPUT_PARAMETERS and isinstance(v, str) and v and os.path.isfile(v)]
+           if n not in OUTPUT_PARAMETERS + (FOLDER_PARAMETER,) and isinstance(v, str) and v and os.path.isfile(v)]
     for oname, out in outs:
         for iname, src in ins:
             try:
@@ -63,6 +76,30 @@ def refuse_inputs_as_outputs(ctx: click.Context) -> None:
             if same:
                 raise InputError(f"{_flag(ctx, oname)} {out} is the input file given as {_flag(ctx, iname)}; "
                                  "choose another output path")
+    folder = ctx.params.get(FOLDER_PARAMETER)
+    patterns = getattr(ctx.command, "folder_outputs", ())
+    if isinstance(folder, str) and folder and patterns:
+        for iname, src in ins:
+            clash = _written_into(folder, src, patterns)
+            if clash is not None:
+                raise InputError(f"{_flag(ctx, FOLDER_PARAMETER)} {folder} would write {clash}, the input file given as "
+                                 f"{_flag(ctx, iname)}; choose another folder or move the input")
+
+
+def _written_into(folder: str, src: str, patterns: tuple[str, ...]) -> str | None:
+    """The path of ``folder`` under which the command would write over ``src`` (its own path, or the file a link
+    of that name leads to), if a pattern of the command's outputs matches it; else ``None``."""
+    import fnmatch
+
+    bases = {os.path.abspath(folder), os.path.realpath(folder)}
+    for path in {os.path.abspath(src), os.path.realpath(src)}:
+        for base in bases:
+            rel = os.path.relpath(path, base)
+            if rel.startswith(os.pardir + os.sep) or rel == os.pardir or os.path.isabs(rel):
+                continue
+            if any(fnmatch.fnmatchcase(rel, p) for p in patterns):
+                return os.path.join(folder, rel)
+    return None
 
 
 class _Command(click.Command):

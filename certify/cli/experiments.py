@@ -8,13 +8,15 @@ import click
 
 from ..check import EXIT_REJECTED, EXIT_VERIFIED
 from ..experiments.models import MAPS  # the names only: torch is imported when training starts
-from .common import Contradiction, InputError, cli, strict_json
+from .common import Contradiction, InputError, cli, strict_json, writes_into
 
 
 #: ``capacity --preset NAME``: option values (click parameter names), used where the option is not given.
 #: ``paper``: the one-factor change that brought the validation thresholds closest to the paper's §6.2 figures
 #: and then reproduced them on test (docs/experiments.md, "A preset").
 PRESETS = {"paper": {"steps": 2000}}
+#: What capacity and heads write into --out: results.json, and per setting and draw the split and the runs' tables.
+EXPERIMENT_OUTPUTS = ("results.json", "*/draw*/split.json", "*/draw*/*.npz")
 
 
 def apply_preset(ctx: click.Context, preset: str, params: dict) -> dict:
@@ -100,7 +102,7 @@ def _prepare(o, pairs, max_rank, value_dim):
 
     if o["plot"]:
         try:
-            check_plot_path(o["plot"])
+            check_plot_path(o["plot"], creates=o["out_dir"])
         except PlotUnavailable as exc:
             raise InputError(str(exc)) from None
     try:
@@ -214,6 +216,7 @@ def _run_errors(fn):
         raise InputError(f"cannot write the tables: {exc.strerror or exc}") from None
 
 
+@writes_into(*EXPERIMENT_OUTPUTS)
 @experiment.command("capacity")
 @click.option("--settings", default="6:4,8:6,10:8", show_default=True, help="Settings M:q (or M:q:h), comma-separated.")
 @click.option("--ranks", default="1,2,4,8,16,32,64,128,256", show_default=True, help="Feature ranks r.")
@@ -251,6 +254,7 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, preset, **o) -> int:
     return _execute(o, "capacity", cfg, plan, splits, paths, _train_spec(o, steps, value_dim))
 
 
+@writes_into(*EXPERIMENT_OUTPUTS)
 @experiment.command("heads")
 @click.option("--setting", default="8:3", show_default=True, help="The setting M:q (or M:q:h).")
 @click.option("--budgets", default="4,8,16,32,64", show_default=True, help="Feature budgets R = Σ_h r_h.")

@@ -7,7 +7,7 @@ import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED
 from ..kernels.table import MAX_WORK_OPTION
-from .common import Contradiction, InputError, cli, strict_json
+from .common import Contradiction, InputError, cli, strict_json, writes_into
 
 
 @cli.command("check-kernel")
@@ -69,6 +69,7 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
     return code
 
 
+@writes_into("rank*_seed*.npz")
 @cli.command("train")
 @click.option("--family", "family_path", type=click.Path(dir_okay=False),
               help="A certificate, or any JSON file with family.inputs (default: the rank-nine certificate, paper chains).")
@@ -113,7 +114,7 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_
         from ..bounds.plot import check_plot_path
 
         try:
-            check_plot_path(plot)
+            check_plot_path(plot, creates=out_dir)
         except PlotUnavailable as exc:
             raise InputError(str(exc)) from None
     try:

@@ -4,9 +4,10 @@ from __future__ import annotations
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import InputError, cli, strict_json
+from .common import InputError, cli, strict_json, writes_into
 
 
+@writes_into("m*.rank*.table.json", "m*.minrank.json", "m*.lower.*.json", "m*.all-inputs.family.json")
 @cli.command("minrank")
 @click.option("--m", "m", type=click.IntRange(1, 10), required=True, help="Token length m (1–10).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="First seed of the search.")
@@ -47,7 +48,7 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
         if not out_dir:
             raise InputError("--plot needs --out DIR (it draws the brackets written there)")
         try:
-            check_plot_path(plot)
+            check_plot_path(plot, creates=out_dir)
         except PlotUnavailable as exc:
             raise InputError(str(exc)) from None
     progress = Progress(f"certify minrank --m {m}")
