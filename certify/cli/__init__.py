@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import sys
 
@@ -57,10 +58,10 @@ def _run(argv: list[str] | None) -> int:
         code = cli.main(args=argv, prog_name="certify", standalone_mode=False)
     except click.exceptions.UsageError as exc:
         hint = f" (try '{exc.ctx.command_path if exc.ctx else 'certify'} --help')"  # the full path: certify experiment capacity
-        click.echo(f"certify: error: {exc.format_message()}{hint}", err=True)
+        click.echo(f"certify: error: {abbreviate(exc.format_message())}{hint}", err=True)
         code = EXIT_MALFORMED
     except click.ClickException as exc:
-        click.echo(f"certify: error: {exc.format_message()}", err=True)
+        click.echo(f"certify: error: {abbreviate(exc.format_message())}", err=True)
         code = exc.exit_code
     except CertificateError as exc:  # a limit or a verdict of the checker's library, raised past a command: its own code
         click.echo(f"certify: error: {exc}", err=True)  # (limits, format: 2 naming the limit; rejected: 1; contradiction: 3)
@@ -82,6 +83,22 @@ def _run(argv: list[str] | None) -> int:
     except Exception as exc:  # a bug: say so in one line, never a traceback
         return _internal(exc)
     return code if isinstance(code, int) else 0
+
+
+_LONG_NUMBER = re.compile(r"\d{41,}")
+_LONG_WORD = re.compile(r"\S{201,}")
+
+
+def abbreviate(message: str) -> str:
+    """An error line with every value a user typed kept short (issue 42): a run of more than 40 digits becomes its
+    first 20 and its length, any other word over 200 characters its first 60 — as the project's own parsers say
+    "integer 10000000000…", so that a 5,001-digit ``--m`` gives a line of a hundred characters, not 5,106.
+
+    >>> abbreviate("Invalid value for '--m': " + "9" * 5001 + " is not in the range 4<=x<=64.")
+    "Invalid value for '--m': 99999999999999999999… (5,001 digits) is not in the range 4<=x<=64."
+    """
+    message = _LONG_NUMBER.sub(lambda mo: f"{mo.group()[:20]}… ({len(mo.group()):,} digits)", message)
+    return _LONG_WORD.sub(lambda mo: f"{mo.group()[:60]}… ({len(mo.group()):,} characters)", message)
 
 
 def _internal(exc: Exception) -> int:

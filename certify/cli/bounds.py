@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import InputError, cli, strict_json
+from .common import InputError, cli, exit_codes, strict_json
 
 
 def _parse_range(text: str) -> range:
@@ -26,6 +26,7 @@ def _parse_range(text: str) -> range:
     return ms
 
 
+@exit_codes("the bounds were computed")
 @cli.command("bounds")
 @click.option("--m", "m", type=click.IntRange(1, 10**6), help="Token length m (1 ≤ m ≤ 10^6).")
 @click.option("--m-range", "m_range", metavar="A:B[:STEP]", help="Evaluate log₂ of each bound for m = A, A+STEP, …, B.")

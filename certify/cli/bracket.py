@@ -5,10 +5,11 @@ import click
 
 from ..check import EXIT_VERIFIED
 from ..kernels.table import MAX_WORK_OPTION
-from .common import Contradiction, InputError, cli, strict_json, writes_into
+from .common import Contradiction, InputError, cli, exit_codes, strict_json, writes_into
 
 
 @writes_into("bracket.json", "rank*.table.json", "rank*.table.npz")
+@exit_codes("a verified table was found", "none was found", internal="a contradiction with the certificate (a bug)")
 @cli.command("bracket")
 @click.argument("family_path", metavar="[FAMILY]", required=False, type=click.Path(dir_okay=False))
 @click.option("--code", "code_spec", metavar="SPEC",
@@ -39,7 +40,8 @@ from .common import Contradiction, InputError, cli, strict_json, writes_into
               help="Multiply-adds the exact check may spend, --all-pairs included (as check-kernel --max-work; "
                    "default 10⁹).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
-              help="Write the best verified table (rank<r>.table.json) and bracket.json into this directory.")
+              help="Write the best verified table (rank<r>.table.json, or rank<r>.table.npz when its JSON would be too "
+                   "large for check-kernel to parse) and bracket.json into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bracket/2).")
 def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, start, lowest, device, method, max_work,
                 out_dir, as_json) -> int:
@@ -52,8 +54,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     meet every condition, "not found" otherwise — never "impossible". The found solutions
     go to the exact check of check-kernel, lowest rank first (every prediction exact,
     streamed for compact families); only a table it verifies is claimed, with its exact
-    kernel rank. Exit 0 when a verified table was found, 1 when none was,
-    2 bad input, 3 a contradiction with the certificate.
+    kernel rank.
     """
     from ..bracket import BracketRangeError, ReductionError, upper_side, write_solution
     from ..bracket.descent_torch import TorchUnavailable

@@ -7,7 +7,7 @@ import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
 from ..search import DEFAULT_BUDGET
-from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, refuse_same_file, strict_json
+from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, exit_codes, refuse_same_file, strict_json
 
 
 #: ``--form`` of rank-bound and search: which certificate version is written.
@@ -30,6 +30,7 @@ def _sharper_path(out: str) -> str:
     return out[: -len(".cert.json")] + ".sharper.cert.json" if out.endswith(".cert.json") else out + ".sharper.json"
 
 
+@exit_codes("written, and re-verified by the independent checker", internal="the checker rejects our own certificate (a bug)")
 @cli.command("rank-nine")
 @click.option("--chains", "plan", type=click.Choice(["paper", "direct"]), default="paper", show_default=True,
               help="paper: jumps of gap ≥ 3 (factor 2 each, §6.1); direct: one jump per pair (factor d−1).")
@@ -83,6 +84,7 @@ def rank_nine(plan: str, out: str, sharper_out: str | None, no_sharper: bool, as
     return EXIT_VERIFIED
 
 
+@exit_codes("verified", "rejected (the message names the failing step and item)", bad="unreadable or malformed, over a limit, or output that cannot be written")
 @cli.command("verify")
 @click.argument("path", type=click.Path(dir_okay=True))
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing on success.")
@@ -101,8 +103,7 @@ def verify(path: str, quiet: bool, as_json: bool, expand: str | None, jobs: int,
            dask_address: str | None) -> int:
     """Re-check a certificate with the independent stdlib-only checker.
 
-    Prints the claim as parsed and exits 0 if the data prove it; otherwise exits 1
-    (rejected, naming the failing step) or 2 (unreadable or malformed).
+    Prints the claim as parsed when the data prove it; otherwise the failing step and item.
     """
     if expand:
         refuse_same_file(path, expand, "--expand")
@@ -143,6 +144,7 @@ def verify(path: str, quiet: bool, as_json: bool, expand: str | None, jobs: int,
     return code
 
 
+@exit_codes("written", "--from CERT: the certificate is rejected")
 @cli.command("family")
 @click.argument("kind", type=click.Choice(["jumps", "unique-minimizer", "multihead", "transcript"]), required=False)
 @click.option("--from", "from_cert", type=click.Path(dir_okay=False), metavar="CERT",
@@ -235,6 +237,7 @@ def _family_from_certificate(path: str, out: str, as_json: bool) -> int:
     return EXIT_VERIFIED
 
 
+@exit_codes("written, and re-verified by the independent checker", internal="the checker rejects our own certificate (a bug)")
 @cli.command("unique-minimizer")
 @click.option("--code", "code", metavar="SPEC", default="greedy:24:7:6", show_default=True,
               help="A code name or file (e.g. rank-nine, hadamard24, hadamard:ORDER[:T], greedy:M:Δ[:T]); directed distance ≥ 3.")
@@ -279,6 +282,7 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
 # --------------------------------------------------------------------------- rank-bound (issue 10)
 
 
+@exit_codes("written, and re-verified by the independent checker", internal="the checker rejects our own certificate (a bug)")
 @cli.command("rank-bound")
 @click.option("--code", "code_spec", required=True, metavar="NAME|PATH",
               help="rank-nine, hadamard24, golay24, hadamard:ORDER[:T], greedy:M:Δ[:T], lexicode:M:W:D, or a file of 0/1 words (one per line).")
@@ -340,6 +344,7 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
 # --------------------------------------------------------------------------- search (issue 10)
 
 
+@exit_codes("written, and re-verified by the independent checker", internal="the checker rejects our own certificate (a bug)")
 @cli.command("search")
 @click.option("--m", "m", type=click.IntRange(4, 64), required=True, help="Token length m (4 ≤ m ≤ 64).")
 @click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True, help="Exact input length n.")

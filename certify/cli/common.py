@@ -13,7 +13,7 @@ from .. import __version__
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError
 
 __all__ = ["cli", "InputError", "Rejected", "Contradiction", "refuse_same_file", "refuse_inputs_as_outputs",
-           "writes_into", "strict_json"]
+           "writes_into", "exit_codes", "FAULT_CODES", "strict_json"]
 
 
 class InputError(click.ClickException):
@@ -102,6 +102,27 @@ def _written_into(folder: str, src: str, patterns: tuple[str, ...]) -> str | Non
     return None
 
 
+#: Process faults, the same for every command and for certify/check.py (``certify.check.guard_process``).
+FAULT_CODES = {130: "Ctrl-C", 141: "standard output closed by its reader", 143: "SIGTERM"}
+
+
+def exit_codes(ok: str, rejected: str | None = None, bad: str = "bad input, or output that cannot be written",
+               internal: str = "internal contradiction (a bug)"):
+    """Declare what each exit code of a command means; its ``--help`` ends with them (issue 42).
+
+    Codes 2 and 3 and the process faults (:data:`FAULT_CODES`) apply to every command; 1 only
+    to those that can reject or fail to solve (``rejected``: what 1 means there).
+    """
+    codes = {0: ok, **({1: rejected} if rejected else {}), 2: bad, 3: internal, **FAULT_CODES}
+
+    def mark(command: click.Command) -> click.Command:
+        command.exit_codes = codes
+        command.epilog = "Exit codes: " + "; ".join(f"{c} {meaning}" for c, meaning in codes.items()) + "."
+        return command
+
+    return mark
+
+
 class _Command(click.Command):
     def invoke(self, ctx: click.Context):
         refuse_inputs_as_outputs(ctx)
@@ -113,13 +134,12 @@ class _Group(click.Group):
     group_class = type  # subgroups (certify experiment …) are _Groups too, so their commands are _Commands
 
 
+@exit_codes("verified or solved", "rejected or not solved (the message names the failing step and item)")
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certify")
 def cli() -> None:
     """Exact proof certificates for "Three Tokens Force Exponential Feature Rank in
     Nonnegative Kernel Attention".
-
-    Exit codes: 0 verified, 1 rejected, 2 bad input, 3 internal contradiction.
     """
 
 

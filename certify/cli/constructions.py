@@ -4,9 +4,10 @@ from __future__ import annotations
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import Contradiction, InputError, cli, strict_json
+from .common import Contradiction, InputError, cli, exit_codes, strict_json
 
 
+@exit_codes("it solves every input", "it does not (the worst input is printed)")
 @cli.command("construction")
 @click.argument("name", type=click.Choice(["rank-one", "softmax", "polynomial", "relu", "rank15"]))
 @click.option("--m", "m", type=click.IntRange(1, 30), help="Token length m (default 4). Not for rank15.")
@@ -24,7 +25,6 @@ def construction_cmd(name, m, length, degree, rank, family_path, out, as_json) -
     NAME: rank-one (exact at lengths 1, 2), softmax (error < 1/2 at every length ≤ n),
     polynomial (degree-D readout, exact at length D+1), relu (length 3, one ReLU),
     rank15 (one-hot queries: the rank-15 solution of the rank-nine family, or of --family).
-    Exit 0 solves, 1 not (the worst input is printed), 2 bad input.
     """
     from ..constructions import EXHAUSTIVE
     from ..constructions.exhaustive import ConstructionError, ConstructionInputError, domain_kernel_rank, run
@@ -105,6 +105,7 @@ def _construction_rank15(family_path: str | None, out: str | None, as_json: bool
     return EXIT_VERIFIED if report.solves else 1
 
 
+@exit_codes("every identity holds", "one does not (named)")
 @cli.command("identities")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.identities/1).")
 def identities_cmd(as_json: bool) -> int:
@@ -113,7 +114,6 @@ def identities_cmd(as_json: bool) -> int:
     Weight domination at general n (A.2), the four-input unique-minimizer identity
     (A.4), finite differences (B.1, B.4), the dense-softmax error formula (A.1) and the
     rank relations of the sharper arguments (docs/math.md §5).
-    Exit 0 if every one holds, 1 otherwise.
     """
     import sympy
 

@@ -8,7 +8,7 @@ import click
 
 from ..check import EXIT_REJECTED, EXIT_VERIFIED
 from ..experiments.models import MAPS  # the names only: torch is imported when training starts
-from .common import Contradiction, InputError, cli, strict_json, writes_into
+from .common import Contradiction, InputError, cli, exit_codes, strict_json, writes_into
 
 
 #: ``capacity --preset NAME``: option values (click parameter names), used where the option is not given.
@@ -28,6 +28,7 @@ def apply_preset(ctx: click.Context, preset: str, params: dict) -> dict:
     return out
 
 
+@exit_codes("done (capacity, heads) or proved (check-split)", "check-split: a property fails")
 @cli.group("experiment")
 def experiment() -> None:
     """The paper's §6.2 and §6.3 experiments, scored exactly (docs/experiments.md); needs the train extra."""
@@ -216,6 +217,9 @@ def _run_errors(fn):
         raise InputError(f"cannot write the tables: {exc.strerror or exc}") from None
 
 
+@exit_codes("every run was trained and scored from its exported table, or diverged (a trained entry not finite: "
+            "reported, no table, 0 correct)", bad="bad input, an impossible split, no torch, or output that cannot be "
+            "written", internal="a table written here was refused on reading it back (a bug)")
 @writes_into(*EXPERIMENT_OUTPUTS)
 @experiment.command("capacity")
 @click.option("--settings", default="6:4,8:6,10:8", show_default=True, help="Settings M:q (or M:q:h), comma-separated.")
@@ -225,15 +229,11 @@ def _run_errors(fn):
 @click.option("--value-dim", type=click.IntRange(1, 1024), default=16, show_default=True, help="d_v.")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)),
               help="Named option values, below any option given explicitly (paper: --steps 2000; docs/experiments.md, "
-                   "\"A preset\").")
+                   "\"A preset\"). heads has none: its defaults are the paper's stated §6.3 setup, and no change the "
+                   "sensitivity study tried brought §6.3's claims closer.")
 @_shared
 def capacity_cmd(settings, ranks, steps, draw, value_dim, preset, **o) -> int:
-    """§6.2: feature capacity on held-out inputs, exact-sequence accuracy of every trained table.
-
-    Exit 0 when every run was trained and scored from its exported table, or diverged (a trained entry not
-    finite: reported, no table, 0 correct); 2 bad input, an impossible split or no torch; 3 a table we wrote
-    was refused on reading back (a bug).
-    """
+    """§6.2: feature capacity on held-out inputs, exact-sequence accuracy of every trained table."""
     from ..experiments import protocol as P
     from ..experiments.tasks import Setting
     from ..kernels.training import parse_ranks, parse_seeds
@@ -254,6 +254,18 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, preset, **o) -> int:
     return _execute(o, "capacity", cfg, plan, splits, paths, _train_spec(o, steps, value_dim))
 
 
+def _no_heads_preset(ctx, param, value):
+    """``heads --preset``: one line saying why there is none, not click's guess at another option."""
+    if value is not None:
+        raise InputError("experiment heads has no --preset: its defaults are the paper's stated §6.3 setup (1,200 "
+                         "steps, H = 1, 2, 4, value width 64), and no change the sensitivity study tried brought "
+                         "§6.3's claims closer (docs/experiments.md, \"a sensitivity study\"); give options instead")
+    return value
+
+
+@exit_codes("every run was trained and scored from its exported table, or diverged (a trained entry not finite: "
+            "reported, no table, 0 correct)", bad="bad input, an impossible split, no torch, or output that cannot be "
+            "written", internal="a table written here was refused on reading it back (a bug)")
 @writes_into(*EXPERIMENT_OUTPUTS)
 @experiment.command("heads")
 @click.option("--setting", default="8:3", show_default=True, help="The setting M:q (or M:q:h).")
@@ -263,14 +275,11 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, preset, **o) -> int:
 @click.option("--draws", default="0,1", show_default=True, help="Data draws (split seeds).")
 @click.option("--value-width", type=click.IntRange(1, 4096), default=64, show_default=True,
               help="Total value width, split equally among the heads.")
+@click.option("--preset", hidden=True, expose_value=False, callback=_no_heads_preset,
+              help="Refused with the reason (capacity's --preset has no counterpart here).")
 @_shared
 def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
-    """§6.3: a fixed feature budget split among H heads, matched parameters and minibatches, scored exactly.
-
-    Exit 0 when every run was trained and scored from its exported table, or diverged (a trained entry not
-    finite: reported, no table, 0 correct); 2 bad input, an impossible split or no torch; 3 a table we wrote
-    was refused on reading back (a bug).
-    """
+    """§6.3: a fixed feature budget split among H heads, matched parameters and minibatches, scored exactly."""
     from ..experiments import protocol as P
     from ..experiments.tasks import Setting
     from ..kernels.training import _int_list, parse_seeds
@@ -291,15 +300,13 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
     return _execute(o, "heads", cfg, plan, splits, paths, _train_spec(o, steps, value_width))
 
 
+@exit_codes("every property holds", "one fails (named)")
 @experiment.command("check-split")
 @click.argument("split", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-split/1).")
 def check_split_cmd(split: str, as_json: bool) -> int:
     """Prove from a split file that its test set is held out (no test sequence in train or validation, even as a
-    multiset; every test token seen in training; origins, held-out axes and labels recomputed).
-
-    Exit 0: every property holds; 1: one fails (named); 2: the file is malformed.
-    """
+    multiset; every test token seen in training; origins, held-out axes and labels recomputed)."""
     from ..experiments.splits import SplitMalformed, check_split_file
 
     try:

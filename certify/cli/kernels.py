@@ -7,9 +7,10 @@ import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED
 from ..kernels.table import MAX_WORK_OPTION
-from .common import Contradiction, InputError, cli, strict_json, writes_into
+from .common import Contradiction, InputError, cli, exit_codes, strict_json, writes_into
 
 
+@exit_codes("the table's readout solves the family (kernel only: some readout exists)", "it does not, or --all-pairs finds some α < 0", internal="a result contradicts the certified theorem (a bug)")
 @cli.command("check-kernel")
 @click.argument("table", type=click.Path(dir_okay=False))
 @click.option("--family", "family_path", type=click.Path(dir_okay=False),
@@ -35,11 +36,7 @@ from .common import Contradiction, InputError, cli, strict_json, writes_into
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-kernel/1).")
 def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None, search_readout: bool, clip: str | None,
                      first_failure: bool, all_pairs: bool, max_work: int | None, as_json: bool) -> int:
-    """Check a kernel table (.npz or .json) against a witness family, exactly.
-
-    Exit 0: the table's readout solves the family (kernel only: some readout exists);
-    1: it does not; 2: bad input; 3: a result contradicts the certified theorem.
-    """
+    """Check a kernel table (.npz or .json) against a witness family, exactly."""
     from ..kernels.audit import FamilyFormatError, family_of_code, parse_tolerance, run_check, verdict
 
     if family_path is not None and code_spec is not None:
@@ -69,6 +66,7 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
     return code
 
 
+@exit_codes("every run was trained, its table exported and checked, or it diverged (reported per run, no table)", bad="bad input, no torch, or output that cannot be written", internal="a result contradicts the certificate (a bug)")
 @writes_into("rank*_seed*.npz")
 @cli.command("train")
 @click.option("--family", "family_path", type=click.Path(dir_okay=False),
@@ -92,10 +90,8 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
 def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 
-    Needs PyTorch (pip install '.[train]' from the checkout). Exit 0 when every run was trained and
-    its table exported and checked, or the run diverged (its loss or a trained entry not finite: reported per
-    run, no table, and the command goes on);
-    2 bad input or no torch; 3 a result contradicts the certificate.
+    Needs PyTorch (pip install '.[train]' from the checkout). A run diverges when its loss or a trained
+    entry is not finite: it is reported, has no table, and the command goes on.
     """
     from ..kernels import training as T
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family, require_explicit

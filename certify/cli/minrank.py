@@ -4,10 +4,11 @@ from __future__ import annotations
 import click
 
 from ..check import EXIT_VERIFIED
-from .common import InputError, cli, strict_json, writes_into
+from .common import InputError, cli, exit_codes, strict_json, writes_into
 
 
 @writes_into("m*.rank*.table.json", "m*.minrank.json", "m*.lower.*.json", "m*.all-inputs.family.json")
+@exit_codes("both sides verified")
 @cli.command("minrank")
 @click.option("--m", "m", type=click.IntRange(1, 10), required=True, help="Token length m (1–10).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="First seed of the search.")
@@ -37,7 +38,7 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
     bound of a best-chain search certificate, re-checked by certify/check.py. Upper side: a low-rank kernel found by
     a seeded search, rounded to integer factors and kept only when A ≥ 0, every row condition,
     its exact rank and (M ≤ 8) every length-3 input evaluated with an explicit readout all
-    pass; else the dense-softmax kernel of rank 2^M. Exit 0 (both sides verified), 2 bad input.
+    pass; else the dense-softmax kernel of rank 2^M.
     """
     from ..check import Progress
     from ..minrank.bracket import minrank, write
