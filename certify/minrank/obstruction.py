@@ -26,6 +26,19 @@ The checker recomputes ``P`` and ``Q`` from the tokens and trusts nothing else i
 file. Work: ``2^{k−1}`` orientations of ``k`` pairs, each a cycle search on the rows
 involved; ``k ≤ 16``, ``M ≤ 12`` and ``2^{k−1} · Σ |P|·|Q| ≤`` :data:`MAX_WORK` are enforced
 before any orientation is tried (the sets themselves cost ``k · 2^M``).
+
+Reading (:func:`load`) fails closed as ``certify/check.py`` does, with its ``loads``: a file
+over :data:`MAX_FILE_BYTES` (1 MiB) is refused before parsing; floats, exponents, NaN, signed
+or huge integers, repeated keys, escapes of printable ASCII characters, text that is not
+UTF-8 and too-deep nesting are refused with one line. The keys are exactly ``schema``, ``m``,
+``rank_at_least``, ``pairs`` and the optional ``argument`` (default ``"orders"``): any other
+key is refused (one spelling per document). The format: docs/certificate-format.md,
+"Lower-side obstruction certificates"; the mathematics: docs/math.md §11.
+
+Exit codes (:func:`main`): 0 proved (``VERIFIED: r*(M, 3) ≥ R`` on stdout), 1 rejected, 2
+malformed or unreadable (or standard output cannot be written), 3 internal error (a bug
+here); 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM. Every message other than the verdict is
+one line on stderr naming the failing field or step.
 """
 from __future__ import annotations
 
@@ -33,20 +46,47 @@ import json
 import sys
 from typing import Any
 
+from ..check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
+                     CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams)
+
 SCHEMA = "certify.minrank-lower/1"
 MAX_M = 12
 MAX_PAIRS = 16
 #: Orientations × precedence edges the rank-3 check may build (the edges dominate): about 10 s of CPU here.
 MAX_WORK = 5 * 10**7
+#: The largest file read (checked before parsing); a certificate (≤ 16 pairs of ≤ 12-bit tokens) is under 1 KiB.
+MAX_FILE_BYTES = 1 << 20
+#: The keys of a certificate: the required ones, then the optional ``argument``.
+REQUIRED = ("schema", "m", "rank_at_least", "pairs")
+OPTIONAL = ("argument",)
 
 
-class ObstructionError(ValueError):
-    """The certificate is malformed (exit 2) — ``str`` names the field."""
+class ObstructionError(CertificateFormatError, ValueError):
+    """The certificate is malformed (exit 2): ``step`` is the failing field, ``str`` is ``"field: reason"``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(field, message)
+
+
+def _kind(v: Any) -> str:
+    """A value for a message, short whatever its size (never ``str`` of a 5,000-digit integer)."""
+    if isinstance(v, bool):
+        return f"a boolean ({json.dumps(v)})"
+    if isinstance(v, int):
+        return f"int {v}" if v.bit_length() <= 64 else f"an integer of {v.bit_length():,} bits"
+    if isinstance(v, str):
+        return f"str {v[:40]!r}{'…' if len(v) > 40 else ''}"
+    return {dict: "an object", list: "an array", type(None): "null", float: "a float"}.get(type(v), type(v).__name__)
 
 
 def _token(text: Any, m: int, where: str) -> int:
-    if not isinstance(text, str) or len(text) != m or set(text) - {"0", "1"}:
-        raise ObstructionError(f"{where}: expected a 0/1 string of length {m}")
+    if not isinstance(text, str):
+        raise ObstructionError(where, f"expected a 0/1 string of length m = {m}, got {_kind(text)}")
+    if len(text) != m:
+        raise ObstructionError(where, f"token has length {len(text)}, expected m = {m}")
+    bad = next((i for i, c in enumerate(text) if c not in "01"), None)
+    if bad is not None:
+        raise ObstructionError(where, f"character {bad} is {text[bad]!r}; tokens are 0/1 strings")
     return sum(1 << i for i, c in enumerate(text) if c == "1")
 
 
@@ -120,6 +160,100 @@ def patterns(pairs: list[tuple[frozenset, frozenset]], m: int) -> set[tuple[bool
     return out
 
 
+def _parse(doc: Any) -> tuple[int, int, str, list[tuple[frozenset, frozenset]]]:
+    """``(m, rank_at_least, argument, [(P, Q), …])`` of a well-formed certificate.
+
+    :class:`ObstructionError` naming the field otherwise.
+    """
+    if not isinstance(doc, dict):
+        raise ObstructionError("document", f"expected a JSON object, got {_kind(doc)}")
+    if "schema" not in doc:
+        raise ObstructionError("schema", f"missing; expected {SCHEMA!r}")
+    if doc["schema"] != SCHEMA:
+        raise ObstructionError("schema", f"expected {SCHEMA!r}, got {_kind(doc['schema'])}")
+    for key in doc:
+        if key not in REQUIRED + OPTIONAL:
+            shown = repr(key)[:60] + ("…" if len(repr(key)) > 60 else "")
+            raise ObstructionError("document", f"unknown key {shown}; a {SCHEMA} certificate has only the keys "
+                                   f"{', '.join(REQUIRED)} and the optional {', '.join(OPTIONAL)}")
+    for key in REQUIRED:
+        if key not in doc:
+            raise ObstructionError(key, "missing required key")
+    m, claim, raw = doc["m"], doc["rank_at_least"], doc["pairs"]
+    argument = doc.get("argument", "orders")
+    if argument not in ("orders", "regions"):
+        raise ObstructionError("argument", f"expected 'orders' or 'regions', got {_kind(argument)}")
+    if type(m) is not int or not 2 <= m <= MAX_M:
+        raise ObstructionError("m", f"expected an integer from 2 to {MAX_M}, got {_kind(m)}")
+    if argument == "regions":
+        if type(claim) is not int or not 2 <= claim <= MAX_PAIRS + 1:
+            raise ObstructionError("rank_at_least", f"expected an integer from 2 to {MAX_PAIRS + 1} for 'regions', "
+                                   f"got {_kind(claim)}")
+    elif type(claim) is not int or claim not in (2, 3):
+        raise ObstructionError("rank_at_least",
+                               f"expected 2 or 3 (order obstructions prove no more), got {_kind(claim)}")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_PAIRS:
+        got = f"an array of {len(raw)}" if isinstance(raw, list) else _kind(raw)
+        raise ObstructionError("pairs", f"expected an array of 1 to {MAX_PAIRS} pairs, got {got}")
+    pairs = []
+    for i, p in enumerate(raw):
+        if not isinstance(p, list) or len(p) != 2:
+            got = f"an array of {len(p)}" if isinstance(p, list) else _kind(p)
+            raise ObstructionError(f"pairs[{i}]", f"expected [y, z], two tokens, got {got}")
+        pairs.append(sides(_token(p[0], m, f"pairs[{i}][0]"), _token(p[1], m, f"pairs[{i}][1]"), m))
+    return m, claim, argument, pairs
+
+
+def _pairs(k: int) -> str:
+    return "1 pair" if k == 1 else f"{k} pairs"
+
+
+def explain(doc: Any) -> tuple[int, str, str]:
+    """``(proved, field, reason)``: the bound the certificate proves (0: rejected, with the failing field and why).
+
+    :class:`ObstructionError` (exit 2, naming the field) if the certificate is malformed.
+    """
+    m, claim, argument, pairs = _parse(doc)
+    k = len(pairs)
+    if argument == "regions":  # k · 2^M work: bounded by MAX_PAIRS and MAX_M
+        n, room = len(patterns(pairs, m)), cells(k, claim - 1)
+        if n > room:
+            return claim, "", ""
+        r = 1
+        while cells(k, r) < n:
+            r += 1
+        proves = f"they prove rank ≥ {r}" if r >= 2 else "they prove nothing"
+        planes = "1 hyperplane" if k == 1 else f"{k} hyperplanes"
+        give = "gives" if k == 1 else "give"
+        return 0, "rank_at_least", (f"{claim} does not follow: the {_pairs(k)} {give} {n} distinct full sign patterns, "
+                                    f"not more than cells({k}, {claim - 1}) = {room}, the open cells of {planes} "
+                                    f"through the origin in dimension {claim - 1} (Lemma 11.5); {proves}")
+    edges = sum(len(P) * len(Q) for P, Q in pairs)
+    work = (1 << (k - 1)) * edges
+    if claim == 3 and work > MAX_WORK:
+        raise ObstructionError("pairs", f"{_pairs(k)} with {edges:,} precedence edges, "
+                               f"tried in 2^{k - 1} orientations, is {work:,} edge steps; at most {MAX_WORK:,} "
+                               "(a certificate needs only a few pairs)")
+    if claim == 2:
+        if any(P and Q for P, Q in pairs):
+            return 2, "", ""
+        return 0, "pairs", ("no listed pair has queries on both sides (P and Q both nonempty), so a kernel of rank 1 "
+                            "is not excluded (Lemma 11.4)")
+    for i, (P, Q) in enumerate(pairs):
+        if not (P and Q):
+            gap = "⟨x, z⟩ - ⟨x, y⟩" if not P else "⟨x, y⟩ - ⟨x, z⟩"
+            return 0, f"pairs[{i}]", (f"{'P' if not P else 'Q'} is empty (no query x of weight ≥ 2 has {gap} ≥ 2), "
+                                      "so the pair orders nothing; the rank-3 obstruction needs both sides of every "
+                                      "pair (Lemma 11.4)")
+    for orientation in range(1 << (k - 1)):  # the last pair's orientation: by symmetry (reversing every edge)
+        if orientation_cycle_free(pairs, orientation):
+            shown = ", ".join(f"[{i}] {'Q → P' if orientation >> i & 1 else 'P → Q'}" for i in range(k))
+            return 0, "rank_at_least", (f"3 does not follow: orienting the pairs {shown} leaves the precedence "
+                                        "relation without a cycle, so the rows can be ordered and a kernel of rank 2 "
+                                        "is not excluded (Lemma 11.4 needs a cycle in every orientation)")
+    return 3, "", ""
+
+
 def check(doc: Any) -> int:
     """The bound the certificate proves; :class:`ObstructionError` if malformed.
 
@@ -127,66 +261,147 @@ def check(doc: Any) -> int:
     (any ``rank_at_least`` ``R ≥ 2``: the queries with a full pattern have more distinct
     patterns than ``cells(k, R − 1)``, so a kernel of rank ``R − 1`` cannot give each its
     signs; docs/math.md §11, Lemma 11.5). Returns 0 when the certificate is well formed but
-    its claim does not follow (rejected).
+    its claim does not follow (rejected; :func:`explain` says why).
     """
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise ObstructionError(f"schema: expected {SCHEMA!r}")
-    m, claim, raw = doc.get("m"), doc.get("rank_at_least"), doc.get("pairs")
-    argument = doc.get("argument", "orders")
-    if argument not in ("orders", "regions"):
-        raise ObstructionError("argument: 'orders' or 'regions'")
-    if type(m) is not int or not 2 <= m <= MAX_M:
-        raise ObstructionError(f"m: an integer from 2 to {MAX_M}")
-    if argument == "regions":
-        if type(claim) is not int or not 2 <= claim <= MAX_PAIRS + 1:
-            raise ObstructionError(f"rank_at_least: an integer from 2 to {MAX_PAIRS + 1}")
-    elif type(claim) is not int or claim not in (2, 3):
-        raise ObstructionError("rank_at_least: 2 or 3 (order obstructions prove no more)")
-    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_PAIRS:
-        raise ObstructionError(f"pairs: a list of 1 to {MAX_PAIRS} pairs")
-    pairs = []
-    for i, p in enumerate(raw):
-        if not isinstance(p, list) or len(p) != 2:
-            raise ObstructionError(f"pairs[{i}]: expected [y, z]")
-        pairs.append(sides(_token(p[0], m, f"pairs[{i}][0]"), _token(p[1], m, f"pairs[{i}][1]"), m))
-    if argument == "regions":  # k · 2^M work: bounded by MAX_PAIRS and MAX_M
-        return claim if len(patterns(pairs, m)) > cells(len(pairs), claim - 1) else 0
-    work = (1 << (len(pairs) - 1)) * sum(len(P) * len(Q) for P, Q in pairs)
-    if claim == 3 and work > MAX_WORK:
-        raise ObstructionError(f"pairs: {len(pairs)} pairs with {sum(len(P) * len(Q) for P, Q in pairs):,} "
-                               f"precedence edges, tried in 2^{len(pairs) - 1} orientations, is {work:,} edge steps; "
-                               f"at most {MAX_WORK:,} (a certificate needs only a few pairs)")
-    if claim == 2:
-        return 2 if any(P and Q for P, Q in pairs) else 0
-    if not all(P and Q for P, Q in pairs):
-        return 0
-    for orientation in range(1 << (len(pairs) - 1)):  # the last pair's orientation: by symmetry (reversing every edge)
-        if orientation_cycle_free(pairs, orientation):
-            return 0
-    return 3
+    return explain(doc)[0]
+
+
+class _Refused:
+    """A number the strict parse refused, kept by the lenient one that finds where it is."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _refused_int(text: str) -> Any:
+    return _Refused(text) if text.startswith("-") or len(text) > 16 or int(text) > MAX_INT else int(text)
+
+
+def _locate_number(data: bytes) -> str | None:
+    """The field (``m``, ``pairs[0][1]``…) of the first number ``loads`` refused, or ``None`` (for the message)."""
+    try:
+        doc = json.loads(data.decode("utf-8"), parse_float=_Refused, parse_int=_refused_int, parse_constant=_Refused)
+    except (ValueError, RecursionError):
+        return None
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:  # depth first in document order, without recursion
+        value, where = stack.pop()
+        if isinstance(value, _Refused):
+            return where or "document"
+        if isinstance(value, dict):
+            stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+#: How ``certify.check.loads`` begins the messages of the numbers it refuses (float, sign, size, NaN).
+_NUMBER_MESSAGES = ("format: number ", "format: integer ", "is not a JSON number")
+
+
+def load(path: str) -> Any:
+    """Read and parse ``path`` as ``certify.check.load`` does, with :data:`MAX_FILE_BYTES` checked before parsing.
+
+    Errors are :class:`certify.check.CertificateFormatError` (exit 2): step ``file`` (no such
+    file, a directory, unreadable, empty), ``limits`` (too large), ``format`` (``loads``:
+    not UTF-8, not JSON, nested too deeply, a repeated key, a needless escape), or the field of
+    a refused number (``m: number 5.0 is not an integer; …``).
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise CertificateFormatError("file", "no such file") from None
+    except IsADirectoryError:
+        raise CertificateFormatError("file", "is a directory") from None
+    except OSError as exc:
+        raise CertificateFormatError("file", f"cannot read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CertificateLimitError(f"the file is over {MAX_FILE_BYTES // 2**20} MiB ({MAX_FILE_BYTES:,} bytes), "
+                                    "this format's limit; a certificate needs under 1 KiB")
+    if not data.strip():
+        raise CertificateFormatError("file", "empty (no JSON in it)")
+    try:
+        return loads(data)
+    except CertificateFormatError as exc:
+        text = str(exc)
+        if not any(s in text for s in _NUMBER_MESSAGES):
+            raise
+        where = _locate_number(data)
+        if where is None:
+            raise
+        raise CertificateFormatError(where, text.removeprefix("format: ")) from None
+
+
+def _shown(path: str) -> str:
+    return path if path.isprintable() else ascii(path)  # a newline in a file name never makes two lines
+
+
+def run(path: str) -> int:
+    """Verify ``path`` and print the verdict (stdout on success, one line on stderr otherwise); return the exit code.
+
+    Every outcome is one of 0, 1, 2, 3: an unexpected exception inside this checker is reported in
+    one line (exit 3), never as a traceback.
+    """
+    safe_output_streams()
+    try:
+        doc = load(path)
+        proved, field, reason = explain(doc)
+    except CertificateError as exc:  # ObstructionError included
+        print(f"MALFORMED: {_shown(path)}: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    except MemoryError:
+        print("INTERNAL CONTRADICTION: out of memory within the documented limits (a bug in this checker)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as exc:  # a bug here, never the file's fault: one line, exit 3
+        print(f"INTERNAL CONTRADICTION: unexpected {type(exc).__name__} in the checker: "
+              f"{' '.join(str(exc).split())[:200]} (a bug in this checker)", file=sys.stderr)
+        return EXIT_INTERNAL
+    if proved:
+        print(f"VERIFIED: r*({doc['m']}, 3) ≥ {proved}")
+        return EXIT_VERIFIED
+    print(f"REJECTED: {_shown(path)}: {field}: {reason}", file=sys.stderr)
+    return EXIT_REJECTED
+
+
+PROG = "certify.minrank.obstruction"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m certify.minrank.obstruction FILE``: exit 0 proved, 1 rejected, 2 malformed or unreadable."""
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or args[0] in ("-h", "--help"):
-        print(__doc__.split("\n\n")[0] + "\n\nusage: python -m certify.minrank.obstruction FILE  "
-              "(exit 0 proved, 1 rejected, 2 malformed)")
-        return 0 if args and args[0] in ("-h", "--help") else 2
-    try:
-        with open(args[0], "rb") as fh:
-            data = fh.read((1 << 20) + 1)
-        if len(data) > 1 << 20:
-            raise ObstructionError("the file is over 1 MiB")
-        proved = check(json.loads(data))
-    except (OSError, ValueError, RecursionError) as exc:  # ObstructionError and JSON errors are ValueErrors
-        print(f"MALFORMED: {args[0]}: {exc}", file=sys.stderr)
-        return 2
-    if proved:
-        print(f"VERIFIED: r*({json.loads(data)['m']}, 3) ≥ {proved}")
-        return 0
-    print("REJECTED: the listed pairs do not force the claimed rank", file=sys.stderr)
-    return 1
+    """usage: python -m certify.minrank.obstruction [--] FILE
+
+    Check a certify.minrank-lower/1 certificate (written by `certify minrank`) with the
+    standard library alone: P and Q of every listed pair of keys are recomputed from the
+    tokens, then every orientation of the pairs is tried (argument "orders", r*(M, 3) >= 2
+    or 3, docs/math.md Lemma 11.4) or the full sign patterns are counted against the cells
+    of the hyperplanes (argument "regions", Lemma 11.5). Files over 1 MiB, unknown or
+    repeated keys, floats, signed or huge integers are refused before any work.
+    Prints "VERIFIED: r*(M, 3) >= R" on stdout, or one line on stderr.
+
+    --              the next argument is the path, even if it starts with '-'
+    -h, --help      print this text and exit 0
+
+    Exit codes: 0 verified, 1 rejected (the claim does not follow; the line names the
+    field), 2 malformed or unreadable (or standard output cannot be written), 3 internal
+    error (a bug in this checker); 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
+    """
+    return guard_process(lambda: _main(argv), PROG)
+
+
+def _main(argv: list[str] | None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    rest = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
+    safe_output_streams()
+    if "-h" in args or "--help" in args:
+        print("\n".join(line.strip() for line in (main.__doc__ or "").splitlines()).strip())
+        return EXIT_VERIFIED
+    paths = args + rest
+    if len(paths) != 1 or any(a.startswith("-") for a in args):
+        print(f"usage: python -m {PROG} [--] FILE  (exit 0 proved, 1 rejected, 2 malformed; --help)", file=sys.stderr)
+        return EXIT_MALFORMED
+    return run(paths[0])
 
 
 if __name__ == "__main__":

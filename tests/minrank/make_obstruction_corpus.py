@@ -1,0 +1,190 @@
+"""Write the obstruction-checker corpus: valid, invalid (exit 1) and malformed (exit 2) files, named after the attack.
+
+Run from the repository root: ``python tests/minrank/make_obstruction_corpus.py``. Every file is
+a ``certify.minrank-lower/1`` certificate (``certify.minrank.lower``, or the committed
+docs/results/minrank/m8.lower.regions.json) with one change, made here so that the change is
+exactly the attack its name says. MANIFEST.json gives, for each file, the exit code of
+``python -m certify.minrank.obstruction FILE`` and the field or step its one line names
+(``field``: what follows the path in ``MALFORMED: FILE: field: …`` / ``REJECTED: FILE: field: …``)
+and a phrase it contains (``says``); tests/test_obstruction_checker.py checks both.
+The output is deterministic: running this twice writes the same bytes.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def _docs():
+    from certify.minrank.lower import obstruction_certificate
+
+    four, five, six = (obstruction_certificate(m) for m in (4, 5, 6))
+    regions = json.loads((ROOT / "docs" / "results" / "minrank" / "m8.lower.regions.json").read_text())
+    return four, five, six, regions
+
+
+def _text(doc) -> str:
+    return json.dumps(doc) + "\n"
+
+
+def valid(four, five, six, regions):
+    """name → (file text, the verdict line)."""
+    out = {
+        "m4_orders_rank2": (_text(four), "VERIFIED: r*(4, 3) ≥ 2"),
+        "m5_orders_rank3": (_text(five), "VERIFIED: r*(5, 3) ≥ 3"),
+        "m6_orders_rank3": (_text(six), "VERIFIED: r*(6, 3) ≥ 3"),
+        "m8_regions_rank2": (_text(regions), "VERIFIED: r*(8, 3) ≥ 2"),
+        # the orientation of a listed pair does not matter: every orientation is tried
+        "m5_orders_rank3_every_pair_written_z_y": (_text(dict(five, pairs=[[z, y] for y, z in five["pairs"]])),
+                                                    "VERIFIED: r*(5, 3) ≥ 3"),
+        "m5_orders_rank3_argument_written_out": (_text(dict(five, argument="orders")), "VERIFIED: r*(5, 3) ≥ 3"),
+        "m5_orders_rank3_pretty_printed_keys_reordered": (
+            json.dumps({k: five[k] for k in ("pairs", "rank_at_least", "m", "schema")}, indent=2) + "\n",
+            "VERIFIED: r*(5, 3) ≥ 3"),
+    }
+    return out
+
+
+def invalid(four, five, six, regions):
+    """name → (document, the field the rejection names, a phrase of it): well formed, the claim does not follow."""
+    return {
+        "rank_three_claimed_from_the_m4_pair": (dict(four, rank_at_least=3), "rank_at_least", "3 does not follow"),
+        "rank_three_claimed_with_the_last_pair_dropped": (dict(five, pairs=five["pairs"][:-1]), "rank_at_least",
+                                                          "without a cycle"),
+        "rank_three_claimed_from_the_first_pair_listed_five_times": (dict(five, pairs=[five["pairs"][0]] * 5),
+                                                                     "rank_at_least", "without a cycle"),
+        "rank_three_claimed_at_m4_from_the_m5_pairs_truncated": (
+            dict(five, m=4, pairs=[[y[:4], z[:4]] for y, z in five["pairs"]]), "pairs[0]", "P is empty"),
+        "rank_three_claimed_with_a_pair_that_orders_nothing": (dict(five, pairs=five["pairs"] + [["00000", "11111"]]),
+                                                               "pairs[5]", "Q is empty"),
+        "rank_two_claimed_from_a_pair_with_one_side_empty": (dict(four, pairs=[["0000", "1111"]]), "pairs",
+                                                              "no listed pair has queries on both sides"),
+        "regions_rank_three_claimed_from_the_m8_patterns": (dict(regions, rank_at_least=3), "rank_at_least",
+                                                            "cells(2, 2) = 4"),
+        "regions_rank_two_claimed_from_the_first_pair_alone": (dict(regions, pairs=regions["pairs"][:1]),
+                                                               "rank_at_least", "cells(1, 1) = 2"),
+        "regions_rank_two_claimed_from_the_m5_order_pairs": (dict(five, argument="regions", rank_at_least=2),
+                                                             "rank_at_least", "0 distinct full sign patterns"),
+    }
+
+
+def _replace(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, (old, text)
+    return text.replace(old, new)
+
+
+def malformed(four, five, six, regions):
+    """name → (file bytes, the field or step the message names, a phrase of it)."""
+    t5 = json.dumps(five)
+    bad = {}
+
+    def doc(name, d, field, says):
+        bad[name] = (_text(d).encode(), field, says)
+
+    def raw(name, text, field, says):
+        bad[name] = (text.encode() if isinstance(text, str) else text, field, says)
+
+    # one spelling per document: no other key, no key twice
+    doc("unknown_key_extra", dict(five, extra=1), "document", "unknown key 'extra'")
+    doc("unknown_key_producer", dict(five, producer={"tool": "certify"}), "document", "unknown key 'producer'")
+    d = {("Rank_at_least" if k == "rank_at_least" else k): v for k, v in five.items()}
+    doc("unknown_key_rank_at_least_with_a_capital", d, "document", "unknown key 'Rank_at_least'")
+    raw("duplicate_key_m", _replace(t5, '"m": 5,', '"m": 12, "m": 5,'), "format", "key 'm' appears twice")
+    raw("duplicate_key_rank_at_least", _replace(json.dumps(four), '"rank_at_least": 2,',
+                                                '"rank_at_least": 2, "rank_at_least": 3,'),
+        "format", "key 'rank_at_least' appears twice")
+    raw("duplicate_key_pairs", _replace(t5, '"pairs":', '"pairs": [], "pairs":'), "format", "key 'pairs' appears twice")
+    raw("duplicate_key_schema", _replace(t5, '"m": 5,', '"schema": "x", "m": 5,'), "format",
+        "key 'schema' appears twice")
+    # numbers: integers only, one spelling, in range
+    raw("m_with_5001_digits", _replace(t5, '"m": 5,', '"m": ' + "1" * 5001 + ","), "m", "exceeds 2^53")
+    raw("float_m", _replace(t5, '"m": 5,', '"m": 5.0,'), "m", "is not an integer")
+    raw("exponent_m", _replace(t5, '"m": 5,', '"m": 5e0,'), "m", "is not an integer")
+    raw("negative_m", _replace(t5, '"m": 5,', '"m": -5,'), "m", "is negative")
+    raw("rank_at_least_minus_zero", _replace(t5, '"rank_at_least": 3,', '"rank_at_least": -0,'), "rank_at_least",
+        "is negative")
+    raw("nan_rank_at_least", _replace(t5, '"rank_at_least": 3,', '"rank_at_least": NaN,'), "rank_at_least",
+        "not a JSON number")
+    raw("infinity_m", _replace(t5, '"m": 5,', '"m": Infinity,'), "m", "not a JSON number")
+    raw("float_inside_a_pair", _replace(t5, '["01100", "10001"]', '["01100", 1.5]'), "pairs[0][1]",
+        "is not an integer")
+    doc("m_as_a_string", dict(five, m="5"), "m", "got str '5'")
+    doc("rank_at_least_as_a_boolean", dict(five, rank_at_least=True), "rank_at_least", "a boolean")
+    doc("m_13_over_the_limit", dict(five, m=13), "m", "from 2 to 12")
+    doc("m_one", dict(five, m=1), "m", "from 2 to 12")
+    doc("rank_four_claimed_by_orders", dict(five, rank_at_least=4), "rank_at_least", "2 or 3")
+    doc("regions_rank_18_claimed", dict(regions, rank_at_least=18), "rank_at_least", "from 2 to 17")
+    # the fields
+    doc("schema_of_another_version", dict(five, schema="certify.minrank-lower/2"), "schema", "expected")
+    doc("schema_missing", {k: v for k, v in five.items() if k != "schema"}, "schema", "missing")
+    doc("rank_at_least_missing", {k: v for k, v in five.items() if k != "rank_at_least"}, "rank_at_least", "missing")
+    doc("argument_votes", dict(five, argument="votes"), "argument", "'orders' or 'regions'")
+    doc("pairs_missing", {k: v for k, v in five.items() if k != "pairs"}, "pairs", "missing")
+    doc("pairs_empty", dict(five, pairs=[]), "pairs", "an array of 0")
+    doc("pairs_null", dict(five, pairs=None), "pairs", "got null")
+    doc("seventeen_pairs", dict(five, pairs=[five["pairs"][0]] * 17), "pairs", "an array of 17")
+    doc("pair_with_three_tokens", dict(five, pairs=[five["pairs"][0] + ["00011"]] + five["pairs"][1:]), "pairs[0]",
+        "an array of 3")
+    doc("pair_as_an_object", dict(five, pairs=[{"y": "01100", "z": "10001"}]), "pairs[0]", "an object")
+    doc("token_of_length_4_at_m5", dict(five, pairs=[["0110", "10001"]] + five["pairs"][1:]), "pairs[0][0]",
+        "length 4")
+    d = copy.deepcopy(five)
+    d["pairs"][2][1] = "010a1"
+    doc("token_with_a_letter", d, "pairs[2][1]", "character 3 is 'a'; tokens are 0/1 strings")
+    d = copy.deepcopy(five)
+    d["pairs"][0][0] = 1100
+    doc("token_as_an_integer", d, "pairs[0][0]", "got int 1100")
+    raw("token_spelled_with_a_unicode_escape", _replace(t5, '"01100", "10001"', '"\\u00301100", "10001"'), "format",
+        "escape sequence \\u0030")
+    raw("schema_with_an_escaped_slash", _replace(t5, "lower/1", "lower\\/1"), "format", "escape sequence \\/")
+    # the text itself
+    raw("utf16_bom", t5.encode("utf-16"), "format", "not UTF-8")
+    raw("utf8_bom", b"\xef\xbb\xbf" + t5.encode(), "format", "BOM")
+    raw("latin1_byte_in_a_token", _replace(t5, '"10001"]]', '"1000\xe9"]]').encode("latin-1"), "format", "not UTF-8")
+    raw("nested_100000_deep", _replace(t5, '"m": 5,', '"m": ' + "[" * 100_000 + "]" * 100_000 + ","), "format",
+        "nested too deeply")
+    raw("not_json", "this is not JSON\n", "format", "invalid or truncated JSON")
+    raw("truncated", t5[:len(t5) // 2], "format", "truncated JSON")
+    raw("second_document_after_the_first", t5 + t5 + "\n", "format", "Extra data")
+    raw("top_level_array", "[" + t5 + "]\n", "format", "expected a JSON object")
+    raw("empty_file", "", "file", "empty")
+    raw("only_whitespace", " \n\t\n", "file", "empty")
+    # the work: a true but costly certificate (16 large pairs at m = 12: hours of orientations) is refused from counts
+    from certify.minrank.lower import obstruction_certificate
+
+    core = obstruction_certificate(12)["pairs"]
+    extra = [["1" * k + "0" * (12 - k), "0" * (12 - k) + "1" * k] for k in range(2, 13)]
+    doc("orientation_work_over_the_limit", dict(five, m=12, pairs=core + extra), "pairs", "edge steps")
+    return bad
+
+
+def write(out: Path) -> dict:
+    """Write the corpus under ``out`` (``valid/``, ``invalid/``, ``malformed/``, ``MANIFEST.json``); return it."""
+    four, five, six, regions = _docs()
+    manifest: dict = {"valid": {}, "invalid": {}, "malformed": {}}
+    for sub in manifest:
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        for f in (out / sub).glob("*.json"):
+            f.unlink()
+    for name, (text, line) in valid(four, five, six, regions).items():
+        (out / "valid" / f"{name}.json").write_bytes(text.encode())
+        manifest["valid"][f"{name}.json"] = {"exit": 0, "says": line}
+    for name, (d, field, says) in invalid(four, five, six, regions).items():
+        (out / "invalid" / f"{name}.json").write_bytes(_text(d).encode())
+        manifest["invalid"][f"{name}.json"] = {"exit": 1, "field": field, "says": says}
+    for name, (data, field, says) in malformed(four, five, six, regions).items():
+        (out / "malformed" / f"{name}.json").write_bytes(data)
+        manifest["malformed"][f"{name}.json"] = {"exit": 2, "field": field, "says": says}
+    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return manifest
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    m = write(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)
+    print(f"wrote {sum(len(v) for v in m.values())} files")
