@@ -23,6 +23,20 @@ settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+#: ``CERTIFY_SUITE_FULL=1``: also run the cases that a sweep keeps out of the default suite (issue 42, its CPU
+#: time); ``python tests/benchmarks/bench_suite_full.py`` runs exactly those. Each is marked with :func:`full_only`.
+SUITE_FULL = os.environ.get("CERTIFY_SUITE_FULL") == "1"
+
+
+def full_only(*values, why: str):
+    """A ``pytest.param`` of ``values`` that runs only with ``CERTIFY_SUITE_FULL=1`` (skipped, saying ``why``, otherwise):
+    a further case of a check that the default suite makes on a representative one."""
+    import pytest
+
+    return pytest.param(*values, marks=pytest.mark.skipif(
+        not SUITE_FULL, reason=f"in the full sweep only (CERTIFY_SUITE_FULL=1, tests/benchmarks/bench_suite_full.py): {why}"))
+
+
 def run_cli(*args: str, cwd: str | os.PathLike | None = None):
     """Run ``python -m certify.cli ARGS`` in a subprocess; return the CompletedProcess."""
     import subprocess
@@ -33,6 +47,108 @@ def run_cli(*args: str, cwd: str | os.PathLike | None = None):
     )
 
 
+def run_cli_here(*args: str, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None):
+    """``certify ARGS`` run in this process (``certify.cli.main``, what ``python -m certify.cli`` runs); the
+    CompletedProcess that :func:`run_cli` would return: the exit code, standard output and standard error as text.
+
+    For tests about what a command computes, prints and writes — not about the process: signals, a closed
+    pipe, start-up, the environment, the stand-alone ``check.py``, ``--jobs`` worker processes keep
+    :func:`run_cli`. It saves a process start per call (1.5–3 s of CPU where the command imports torch).
+    As in a fresh process: standard output and error are UTF-8 streams that are not a terminal (the
+    text read back with universal newlines, as ``subprocess.run(text=True)`` does), standard input is
+    empty, warnings are printed on standard error under Python's default filters, ``env`` (as
+    subprocess.run's) is the whole environment during the call, a module the command imports from ``cwd``
+    (a ``--feature-map module:attr`` factory) is forgotten afterwards, the int-to-str digit limit is a new
+    interpreter's, and the interpreter state a command may change (working directory, environment, that
+    limit, the random generators, torch's thread count and determinism flag) is put back afterwards.
+    """
+    from certify.cli import main
+
+    return _in_process(lambda argv: main(argv), ["certify", *map(str, args)], cwd, env)
+
+
+def run_check_here(*args: str, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None):
+    """``python certify/check.py ARGS`` run in this process (``certify.check.main``, which the file runs as a
+    program): the CompletedProcess of a subprocess, as :func:`run_cli_here` gives it. For a test that compares
+    another command's output with the stand-alone checker's; tests of check.py as a lone file keep a subprocess."""
+    from certify.check import main
+
+    return _in_process(lambda argv: sys.exit(main(argv)), ["check.py", *map(str, args)], cwd, env)
+
+
+def _in_process(entry, argv: list[str], cwd, env):
+    """``entry(argv[1:])`` with the isolation :func:`run_cli_here` describes; its CompletedProcess."""
+    import contextlib
+    import io
+    import random
+    import subprocess
+    import warnings
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True)
+    stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+    torch = sys.modules.get("torch")
+    np = sys.modules.get("numpy")
+    saved = {"cwd": os.getcwd(), "env": dict(os.environ), "digits": sys.get_int_max_str_digits(),
+             "random": random.getstate(), "numpy": np.random.get_state() if np else None,
+             "streams": (sys.stdin, sys.stdout, sys.stderr), "modules": set(sys.modules)}
+    if torch is not None:
+        saved["torch"] = (torch.get_rng_state(), torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+                          torch.is_deterministic_algorithms_warn_only_enabled())
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        err.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    try:
+        with warnings.catch_warnings():
+            warnings.resetwarnings()  # Python's defaults (a non-debug build), not the suite's
+            for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+                warnings.simplefilter("ignore", category)
+            warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+            warnings.showwarning = show
+            if cwd is not None:
+                os.chdir(cwd)
+            if env is not None:
+                os.environ.clear()
+                os.environ.update(env)
+            fresh = sys.flags.int_max_str_digits  # what a new interpreter starts with (-1: the built-in default)
+            sys.set_int_max_str_digits(fresh if fresh >= 0 else sys.int_info.default_max_str_digits)
+            sys.stdin, sys.stdout, sys.stderr = stdin, out, err
+            try:
+                entry(argv[1:])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            with contextlib.suppress(ValueError):
+                out.flush()
+                err.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved["streams"]
+        if cwd is not None:
+            here = os.path.realpath(cwd)
+            for name in set(sys.modules) - saved["modules"]:
+                path = getattr(sys.modules[name], "__file__", None)
+                if path and os.path.realpath(path).startswith(here + os.sep):
+                    del sys.modules[name]
+        os.chdir(saved["cwd"])
+        if dict(os.environ) != saved["env"]:
+            os.environ.clear()
+            os.environ.update(saved["env"])
+        sys.set_int_max_str_digits(saved["digits"])
+        random.setstate(saved["random"])
+        if np is not None:
+            np.random.set_state(saved["numpy"])
+        if "torch" in saved:
+            rng, threads, deterministic, warn_only = saved["torch"]
+            torch.set_rng_state(rng)
+            torch.set_num_threads(threads)
+            torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        elif "torch" in sys.modules:  # imported by the command: its flag as a fresh import has it
+            sys.modules["torch"].use_deterministic_algorithms(False)
+    text = lambda s: s.buffer.getvalue().decode(s.encoding, s.errors).replace("\r\n", "\n").replace("\r", "\n")  # noqa: E731
+    return subprocess.CompletedProcess(argv, code, text(out), text(err))
+
+
 def assert_one_line_error(proc, code: int) -> None:
     """The CLI failed with exit ``code`` and exactly one line on stderr, no traceback."""
     assert proc.returncode == code, proc.stdout + proc.stderr
@@ -40,19 +156,25 @@ def assert_one_line_error(proc, code: int) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
-def cli_in_process(capsys, *args: str) -> tuple[int, str, str]:
-    """``certify ARGS`` run in this process (no interpreter start-up): ``(exit code, stdout, stderr)``.
+_UNIT: list[float] = []
 
-    For tests about what a command computes or prints; tests about the process itself (signals,
-    closed pipes, the environment, start-up) run ``python -m certify.cli`` as :func:`run_cli` does.
+
+def cpu_unit() -> float:
+    """CPU seconds of one reference check (the rank-nine certificate, paper chains), the least of three.
+
+    Cost guards are stated in these units, not in seconds (issue 42: no test may depend on the
+    machine's speed): a fast, slow or loaded machine scales the guarded work and the unit alike.
+    About 16 ms on the 2-core CI machine.
     """
-    from certify.cli import main
+    if not _UNIT:
+        import time
 
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    out, err = capsys.readouterr()
-    return code, out, err
+        from certify.check import check_file
+
+        runs = []
+        for _ in range(3):
+            start = time.process_time()
+            check_file(str(CORPUS / "valid" / "rank_nine_paper.json"))
+            runs.append(time.process_time() - start)
+        _UNIT.append(max(min(runs), 1e-3))
+    return _UNIT[0]

@@ -22,8 +22,10 @@ from random import Random
 from typing import Any
 
 SEED = int(os.environ.get("CERTIFY_FUZZ_SEED", "20261130"))
-COUNT = int(os.environ.get("CERTIFY_FUZZ_N", "10000"))
-SLOW = 1.0  # CPU seconds (time.process_time): no single input may take longer (issue 7)
+# 3,000 in the suite (issue 42: its CPU time; every verdict kind is still reached hundreds of times); the same seed's
+# 10,000 in ``python tests/benchmarks/bench_suite_full.py`` (or set CERTIFY_FUZZ_N).
+COUNT = int(os.environ.get("CERTIFY_FUZZ_N", "3000"))
+SLOW_UNITS = 60  # no single input may take longer (issue 7): in conftest.cpu_unit()s, ≈ 1 s of CPU on the CI machine
 
 # Spellings and fragments an attacker tries: huge, non-canonical, expanding, escaping, nesting.
 NASTY_NUMBERS = [b"-0", b"0.0", b"1e999999999", b"1e-999999999", b"1E2", b"00", b"-1", b"1.5", b"NaN", b"Infinity",

@@ -21,7 +21,7 @@ from certify.kernels.audit import check_kernel, load_family
 from certify.kernels.families import family_of_certificate
 from certify.kernels.table import KernelTable
 
-from conftest import CORPUS, ROOT, run_cli
+from conftest import CORPUS, ROOT, run_cli_here
 
 DIRECT = str(CORPUS / "valid" / "shifted_rank_nine_direct.json")  # r ≥ 12 (shifted), 435 inputs
 PAPER = str(CORPUS / "valid" / "rank_nine_paper.json")  # r ≥ 9, 855 inputs; no query token is a key
@@ -102,14 +102,14 @@ def test_theorem_12_1_on_random_kernels_against_the_exact_lp(path):
 
 
 def test_direct_family_has_a_verified_rank_14_solution_and_the_file_checks(tmp_path):
-    proc = run_cli("bracket", DIRECT, "--start-rank", "14", "--lowest-rank", "14", "--out", str(tmp_path), "--json")
+    proc = run_cli_here("bracket", DIRECT, "--start-rank", "14", "--lowest-rank", "14", "--out", str(tmp_path), "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["schema"] == "certify.bracket/2" and doc["lower"] == 12 and doc["upper"] == 14
     assert doc["reduced"] == {"queries": 15, "keys": 15, "jumps": 210, "by_roots": None} and doc["readout"] == "fixed"
     assert doc["check_kernel"]["solves"] is True
     # the table, re-read from its file by check-kernel, solves the family with exact rank 14
-    proc = run_cli("check-kernel", doc["upper_table"], "--family", DIRECT, "--json")
+    proc = run_cli_here("check-kernel", doc["upper_table"], "--family", DIRECT, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["kernel_rank"] == 14 and report["solves"] is True and report["kernel_rank_exact"] is True
@@ -131,7 +131,7 @@ def test_the_budget_is_counted_in_iterations_and_said(tmp_path):
     assert res.iterations <= 100 and res.budget_exhausted
     res = upper_side(load_family(DIRECT), start=14, lowest=14, restarts=1, iterations=40_000, budget=100_000)
     assert res.best is not None and not res.budget_exhausted  # the ends met: the budget did not stop it
-    proc = run_cli("bracket", PAPER, "--iterations", "30", "--budget", "50", "--start-rank", "13", "--lowest-rank", "9")
+    proc = run_cli_here("bracket", PAPER, "--iterations", "30", "--budget", "50", "--start-rank", "13", "--lowest-rank", "9")
     assert proc.returncode == 1, proc.stderr
     assert "upper       no verified table found" in proc.stdout and "budget spent" in proc.stdout
     assert "not found" in proc.stdout and "impossible" not in proc.stdout
@@ -169,31 +169,31 @@ def test_a_compact_family_is_verified_streamed():
 
 def test_bracket_without_a_certificate_says_so(tmp_path):
     fam = tmp_path / "fam.json"
-    assert run_cli("family", "jumps", "--code", "rank-nine", "--chains", "direct", "--out", str(fam)).returncode == 0
-    proc = run_cli("bracket", str(fam), "--start-rank", "15", "--lowest-rank", "15")
+    assert run_cli_here("family", "jumps", "--code", "rank-nine", "--chains", "direct", "--out", str(fam)).returncode == 0
+    proc = run_cli_here("bracket", str(fam), "--start-rank", "15", "--lowest-rank", "15")
     assert proc.returncode == 0, proc.stderr
     assert "lower       none (a family without a certificate)" in proc.stdout and "upper       r ≤ 15" in proc.stdout
     assert "bracket " not in proc.stdout.split("lower")[1]  # no bracket line without a lower side
 
 
 def test_bad_input_is_exit_2(tmp_path):
-    proc = run_cli("bracket", DIRECT, "--code", "rank-nine")
+    proc = run_cli_here("bracket", DIRECT, "--code", "rank-nine")
     assert proc.returncode == 2 and "not both" in proc.stderr
-    proc = run_cli("bracket", str(ROOT / "README.md"))
+    proc = run_cli_here("bracket", str(ROOT / "README.md"))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
-    proc = run_cli("bracket", str(CORPUS / "valid" / "um_shifted_not_better.json"))
+    proc = run_cli_here("bracket", str(CORPUS / "valid" / "um_shifted_not_better.json"))
     assert proc.returncode == 2 and "reduced matrix is not defined" in proc.stderr and proc.stderr.count("\n") == 1
-    proc = run_cli("bracket", DIRECT, "--start-rank", "12", "--lowest-rank", "13")
+    proc = run_cli_here("bracket", DIRECT, "--start-rank", "12", "--lowest-rank", "13")
     assert proc.returncode == 2 and "above --start-rank" in proc.stderr
-    proc = run_cli("bracket", DIRECT, "--start-rank", "11")  # below the certified r ≥ 12
+    proc = run_cli_here("bracket", DIRECT, "--start-rank", "11")  # below the certified r ≥ 12
     assert proc.returncode == 2 and "below the certified bound r ≥ 12" in proc.stderr
-    proc = run_cli("bracket", DIRECT, "--lowest-rank", "1000000")  # above the exponential start's rank 15
+    proc = run_cli_here("bracket", DIRECT, "--lowest-rank", "1000000")  # above the exponential start's rank 15
     assert proc.returncode == 2 and "nothing to search" in proc.stderr and "rank is 15" in proc.stderr
-    proc = run_cli("bracket", DIRECT, "--out", "")
+    proc = run_cli_here("bracket", DIRECT, "--out", "")
     assert proc.returncode == 2 and "--out needs a folder name" in proc.stderr
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    proc = run_cli("bracket", DIRECT, "--out", str(blocker / "sub"))  # refused before any search
+    proc = run_cli_here("bracket", DIRECT, "--out", str(blocker / "sub"))  # refused before any search
     assert proc.returncode == 2 and "cannot write into" in proc.stderr and proc.stderr.count("\n") == 1
 
 
@@ -212,7 +212,7 @@ def _family_file(path, jumps):
 def test_two_jumps_ending_at_one_key_are_refused_not_a_crash(tmp_path):
     """A family where one query's two jumps end at the same key: exit 2 with the reason (not an internal error)."""
     fam = _family_file(tmp_path / "f1.json", [("1111", "0000", "1110"), ("1111", "1000", "1110")])
-    proc = run_cli("bracket", fam, "--iterations", "10", "--budget", "10")
+    proc = run_cli_here("bracket", fam, "--iterations", "10", "--budget", "10")
     assert proc.returncode == 2 and "two jumps of one query end at the same key" in proc.stderr
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
@@ -221,7 +221,7 @@ def test_a_query_token_that_is_another_query_s_key_keeps_alpha_nonnegative(tmp_p
     """Query 1100 is a key of query 1111 only: its α(x, x) is an entry of the block and must stay ≥ 0 (it once went
     negative, and the exact check then refused every table)."""
     fam = _family_file(tmp_path / "f2.json", [("1100", "0011", "1110"), ("1111", "0000", "1100")])
-    proc = run_cli("bracket", fam, "--json")
+    proc = run_cli_here("bracket", fam, "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["upper"] is not None and doc["check_kernel"]["solves"] is True
@@ -258,7 +258,7 @@ def test_committed_upper_side_tables_keep_verifying(table, family, rank, lower):
     The tables of the results table's rows (m8.rank2 …) are re-checked by tests/test_results.py.
     """
     path = family if family == "hadamard24" else str(CORPUS / family)
-    proc = run_cli("check-kernel", str(ROOT / "docs" / "results" / "bracket" / table), "--family", path, "--json")
+    proc = run_cli_here("check-kernel", str(ROOT / "docs" / "results" / "bracket" / table), "--family", path, "--json")
     assert proc.returncode == 0, proc.stderr
     rep = json.loads(proc.stdout)
     assert rep["solves"] is True and rep["kernel_rank"] == rank and rep["kernel_rank_exact"] is True
@@ -300,7 +300,7 @@ def test_device_cuda_without_a_gpu_is_exit_2():
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    proc = run_cli("bracket", DIRECT, "--device", "cuda")
+    proc = run_cli_here("bracket", DIRECT, "--device", "cuda")
     assert proc.returncode == 2 and "no GPU" in proc.stderr and proc.stderr.count("\n") == 1
 
 
@@ -317,11 +317,11 @@ def test_check_kernel_all_pairs_sees_a_negative_alpha_that_the_family_never_uses
     """check-kernel --all-pairs: the committed table passes; one extra token whose key features make α < 0 with a
     query (a pair no input uses) still solves the family, but is no head of the §2 model: exit 1, naming the pair."""
     table = ROOT / "docs" / "results" / "bracket" / "rank_nine_direct.rank14.table.json"
-    proc = run_cli("check-kernel", str(table), "--family", DIRECT, "--all-pairs", "--json")
+    proc = run_cli_here("check-kernel", str(table), "--family", DIRECT, "--all-pairs", "--json")
     assert proc.returncode == 0, proc.stderr
     rep = json.loads(proc.stdout)
     assert rep["all_pairs"]["negative"] == 0 and rep["all_pairs"]["tokens"] == len(json.loads(table.read_text())["tokens"])
-    assert "all_pairs" not in json.loads(run_cli("check-kernel", str(table), "--family", DIRECT, "--json").stdout)
+    assert "all_pairs" not in json.loads(run_cli_here("check-kernel", str(table), "--family", DIRECT, "--json").stdout)
     doc = json.loads(table.read_text())
     m = len(doc["tokens"][0])
     extra = next(format(v, f"0{m}b") for v in range(2**m) if format(v, f"0{m}b") not in set(doc["tokens"]))
@@ -333,8 +333,8 @@ def test_check_kernel_all_pairs_sees_a_negative_alpha_that_the_family_never_uses
     doc["values"].append([int(c) for c in extra])
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    assert run_cli("check-kernel", str(bad), "--family", DIRECT).returncode == 0  # the family never looks there
-    proc = run_cli("check-kernel", str(bad), "--family", DIRECT, "--all-pairs")
+    assert run_cli_here("check-kernel", str(bad), "--family", DIRECT).returncode == 0  # the family never looks there
+    proc = run_cli_here("check-kernel", str(bad), "--family", DIRECT, "--all-pairs")
     assert proc.returncode == 1
     n = len(doc["tokens"])
     assert f"of the {n} × {n} pairs of the table's tokens, first α(" in proc.stdout and f", {extra})" in proc.stdout
@@ -430,19 +430,19 @@ def test_an_empty_box_is_refused_with_the_entry_named():
 
 
 def test_method_boxes_finds_a_verified_table_and_says_so(tmp_path):
-    proc = run_cli("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
-                   "--out", str(tmp_path))
+    proc = run_cli_here("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
+                        "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((tmp_path / "bracket.json").read_text())
     r = doc["upper"]
     assert doc["method"] == "boxes" and doc["max_work"] is None and doc["lower"] == 12 and 13 <= r <= 16
     assert f"upper       r ≤ {r}:" in proc.stdout and "(alternating projections, seed 0, 1 restart" in proc.stdout
-    check = run_cli("check-kernel", str(tmp_path / f"rank{r}.table.json"), "--family", DIRECT, "--all-pairs")
+    check = run_cli_here("check-kernel", str(tmp_path / f"rank{r}.table.json"), "--family", DIRECT, "--all-pairs")
     assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_method_boxes_runs_on_numpy_only():
-    proc = run_cli("bracket", DIRECT, "--method", "boxes", "--device", "cpu")
+    proc = run_cli_here("bracket", DIRECT, "--method", "boxes", "--device", "cpu")
     assert proc.returncode == 2 and "--method boxes runs on numpy only" in proc.stderr
 
 
@@ -450,16 +450,16 @@ def test_max_work_bounds_the_exact_check_both_ways(tmp_path):
     """check-kernel --max-work: below the table's need the check is refused (exit 2, naming the option); the default
     takes it. bracket passes it to its exact check: below the need nothing is claimed."""
     table = str(ROOT / "docs" / "results" / "bracket" / "rank_nine_paper.rank13.table.json")
-    low = run_cli("check-kernel", table, "--family", PAPER, "--max-work", "1000")
+    low = run_cli_here("check-kernel", table, "--family", PAPER, "--max-work", "1000")
     assert low.returncode == 2 and "at most" in low.stderr and "1,000" in low.stderr and "--max-work sets" in low.stderr
-    assert run_cli("check-kernel", table, "--family", PAPER).returncode == 0
-    proc = run_cli("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
-                   "--max-work", "1000")
+    assert run_cli_here("check-kernel", table, "--family", PAPER).returncode == 0
+    proc = run_cli_here("bracket", DIRECT, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
+                        "--max-work", "1000")
     assert proc.returncode == 1 and "beyond the exact check's limits" in proc.stdout
     # enough for the family's check (15 × 239 × 23 multiply-adds) and for α on all pairs, which forms only the 15
     # query tokens × the 224 keys (every other row of the lifted factors is 0): 239 × 239 pairs are no longer needed
-    proc = run_cli("bracket", PAPER, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
-                   "--max-work", "200000")
+    proc = run_cli_here("bracket", PAPER, "--method", "boxes", "--iterations", "2000", "--budget", "20000",
+                        "--max-work", "200000")
     assert proc.returncode == 0 and "upper       r ≤" in proc.stdout
     assert "failed it" not in proc.stdout
 
@@ -470,7 +470,7 @@ def test_a_warm_start_with_entries_of_1e_16_is_not_found_before_it_has_room_for_
     table with room, which the exact check verifies."""
     path = _family_file(tmp_path / "d.json", [("111000", "000111", "101100"), ("111000", "100110", "111000"),
                                               ("100110", "111000", "100110")])
-    proc = run_cli("bracket", path, "--method", "boxes", "--iterations", "2000", "--budget", "20000")
+    proc = run_cli_here("bracket", path, "--method", "boxes", "--iterations", "2000", "--budget", "20000")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "exact check rank 2: verified" in proc.stdout
 

@@ -2,8 +2,9 @@
 
 * The per-query counting of the common case (every chain through codeword keys) gives the
   counts of generating every chain into sets, query by query, on random codes and plans.
-* ``certify verify --jobs 2`` gives the verdict and stdout of ``check.py`` on every compact
-  certificate of the corpus, and shards give the serial outcome on random mutants of them;
+* ``certify verify --jobs 2`` gives the verdict and stdout of ``check.py`` on the compact
+  certificates of the corpus (a sample of them in the suite, ``JOBS_SAMPLE``; every one with
+  ``CERTIFY_SUITE_FULL=1``), and shards give the serial outcome on random mutants of them;
   shards' exact partial counts add up to the serial ones.
 * A plan of millions of gaps is answered at ``plan`` (μ once per distinct gap).
 """
@@ -21,11 +22,21 @@ from certify.certificates.code_bound import make_plan
 from certify.certificates.compact import build_compact_certificate
 from codes import BinaryCode
 
-from conftest import CORPUS, ROOT, assert_one_line_error, run_cli
+from conftest import CORPUS, ROOT, assert_one_line_error, full_only, run_check_here, run_cli
 
 COMPACT = sorted(p for sub in ("valid", "invalid") for p in (CORPUS / sub).glob("*.json")
                  if json.loads(p.read_text()).get("version") == 2)
 CHECK = str(ROOT / "certify" / "check.py")
+# --jobs 2 against check.py in the suite: every code size (5, 6, 15, 46 and 2,576 words), each step that the shards'
+# counts decide (code, chains, plan, family, claim, arithmetic), each argument kind, and two refusals before any shard
+# runs; the other corpus files (more arguments on the same codes) with CERTIFY_SUITE_FULL=1
+# (tests/benchmarks/bench_suite_full.py).
+JOBS_SAMPLE = {"compact_rank_nine_paper.json", "compact_hadamard24_best.json", "compact_square_golay24.json",
+               "compact_unequal_weights.json", "compact_square_kernel_golay24.json", "compact_null_shifted_hadamard24.json",
+               "compact_shifted_hadamard24.json", "compact_word_changed.json", "compact_word_inside_another.json",
+               "compact_family_count_changed.json", "compact_pair_omitted.json", "compact_claim_raised.json",
+               "square_claim_raised.json", "null_shifted_s_changed.json", "square_kernel_y_miscounted.json",
+               "compact_broken_hash.json", "compact_gap_one.json"}
 
 
 def _levels(doc):
@@ -86,9 +97,14 @@ def test_bit_sliced_distance_classes_equal_the_popcounts_and_interpolated_pairs_
     assert missing > 0  # some chains need interpolated keys: the per-pair part is exercised
 
 
-@pytest.mark.parametrize("path", COMPACT, ids=lambda p: p.name)
+def test_the_jobs_sample_is_in_the_corpus():
+    assert JOBS_SAMPLE <= {p.name for p in COMPACT} and len(COMPACT) > len(JOBS_SAMPLE)
+
+
+@pytest.mark.parametrize("path", [p if p.name in JOBS_SAMPLE else full_only(p, why="more of the same codes")
+                                  for p in COMPACT], ids=lambda p: p.name)
 def test_jobs_2_gives_the_verdict_and_output_of_jobs_1(path):
-    one = subprocess.run([sys.executable, CHECK, str(path)], capture_output=True, text=True, timeout=300)
+    one = run_check_here(str(path))  # check.py's main in this process: the reference; --jobs 2 starts its workers
     two = run_cli("verify", "--jobs", "2", str(path))
     assert (two.returncode, two.stdout) == (one.returncode, one.stdout)
     last = lambda p: [ln for ln in p.stderr.splitlines() if not ln.startswith(("work:", "checking"))]  # noqa: E731

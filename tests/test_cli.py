@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import CORPUS, run_cli
+from conftest import CORPUS, ROOT, run_cli, run_cli_here
 from conftest import assert_one_line_error as one_line_error
 
 
@@ -89,3 +89,17 @@ def test_a_usage_error_hints_at_a_help_that_exists(args):
     hint = re.search(r"\(try '(certify[^']*) --help'\)", proc.stderr).group(1).split()
     assert hint[1:] == [a for a in args if not a.startswith("-") and a not in ("x", "nosuch")][:len(hint) - 1]
     assert run_cli(*hint[1:], "--help").returncode == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["verify", str(CORPUS / "valid" / "small_paper.json")],
+    ["verify", "--json", str(CORPUS / "invalid" / "claim_raised.json")],
+    ["check-kernel", str(ROOT / "docs" / "examples" / "rank15_solves.npz"), "--family", "rank-nine"],
+    ["rank-nine", "--chains", "best"],
+])
+def test_the_in_process_runner_gives_what_the_process_gives(args):
+    """conftest.run_cli_here, which tests of what a command computes use instead of a process (issue 42), returns
+    the exit code, standard output and standard error of ``python -m certify.cli`` itself."""
+    here, there = run_cli_here(*args), run_cli(*args)
+    assert (here.returncode, here.stdout, here.stderr) == (there.returncode, there.stdout, there.stderr)
+    assert here.stdout or here.stderr

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import CORPUS, ROOT, assert_one_line_error, run_cli
+from conftest import CORPUS, ROOT, assert_one_line_error, run_cli_here
 
 EX = ROOT / "docs" / "examples"
 
@@ -16,17 +16,17 @@ EX = ROOT / "docs" / "examples"
     ("uniform_kernel_only.json", 1, "readout      none exists"),
 ])
 def test_examples(name, code, text):
-    proc = run_cli("check-kernel", str(EX / name))
+    proc = run_cli_here("check-kernel", str(EX / name))
     assert proc.returncode == code, proc.stderr
     assert text in proc.stdout
 
 
 def test_json_keys():
-    d = json.loads(run_cli("check-kernel", str(EX / "rank15_solves.npz"), "--json").stdout)
+    d = json.loads(run_cli_here("check-kernel", str(EX / "rank15_solves.npz"), "--json").stdout)
     for key in ("solves", "max_error", "failing_inputs", "jump_violations", "kernel_rank", "certified_bound"):
         assert key in d
     assert d["kernel_rank"] == 15 and d["certified_bound"] == 9 and d["solves"] is True
-    k = json.loads(run_cli("check-kernel", str(EX / "uniform_kernel_only.json"), "--json").stdout)
+    k = json.loads(run_cli_here("check-kernel", str(EX / "uniform_kernel_only.json"), "--json").stdout)
     assert k["readout_exists"] is False and len(k["infeasible_subfamily"]) == 3
 
 
@@ -34,7 +34,7 @@ def test_family_option_with_a_certificate(tmp_path):
     toks = sorted({t for x in json.loads((CORPUS / "valid" / "small_paper.json").read_text())["family"]["inputs"] for t in x["tokens"]})
     path = tmp_path / "uniform.json"
     path.write_text(json.dumps({"tokens": toks, "kernel": [[1] * len(toks)] * len(toks)}))
-    proc = run_cli("check-kernel", str(path), "--family", str(CORPUS / "valid" / "small_paper.json"))
+    proc = run_cli_here("check-kernel", str(path), "--family", str(CORPUS / "valid" / "small_paper.json"))
     assert proc.returncode == 1 and "r ≥ 3" in proc.stdout and "none exists" in proc.stdout
 
 
@@ -54,7 +54,7 @@ def bad_tables(tmp_path):
 @pytest.mark.parametrize("case", ["nan", "pickle", "shape", "corrupt", "missing_tokens", "inf_json", "absent"])
 def test_bad_tables_exit_2_with_one_line(tmp_path, case):
     path = bad_tables(tmp_path)[case]
-    assert_one_line_error(run_cli("check-kernel", str(path)), 2)
+    assert_one_line_error(run_cli_here("check-kernel", str(path)), 2)
 
 
 def test_negative_kernel_entry_names_pair(tmp_path):
@@ -63,14 +63,14 @@ def test_negative_kernel_entry_names_pair(tmp_path):
     arrays["phi_k"][0, :] = -1.0  # every table token is used by the family
     p = tmp_path / "neg.npz"
     np.savez(p, **arrays)
-    proc = run_cli("check-kernel", str(p))
+    proc = run_cli_here("check-kernel", str(p))
     assert proc.returncode == 2 and "< 0 on a pair used by family.inputs[" in proc.stderr
 
 
 def test_bad_family_file(tmp_path):
     p = tmp_path / "f.json"
     p.write_text('{"family": {"inputs": []}}')
-    proc = run_cli("check-kernel", str(EX / "rank15_solves.npz"), "--family", str(p))
+    proc = run_cli_here("check-kernel", str(EX / "rank15_solves.npz"), "--family", str(p))
     assert proc.returncode == 2 and "family.inputs" in proc.stderr
-    proc = run_cli("check-kernel", str(EX / "rank15_solves.npz"), "--family", str(CORPUS / "invalid" / "claim_raised.json"))
+    proc = run_cli_here("check-kernel", str(EX / "rank15_solves.npz"), "--family", str(CORPUS / "invalid" / "claim_raised.json"))
     assert proc.returncode == 2 and "does not verify" in proc.stderr

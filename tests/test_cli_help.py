@@ -5,7 +5,7 @@ import pytest
 
 from certify.cli import cli
 from certify.cli.common import FAULT_CODES
-from conftest import cli_in_process
+from conftest import run_cli_here
 
 HUGE = "1" * 5001
 
@@ -27,13 +27,13 @@ def test_the_walk_finds_every_command():
 
 
 @pytest.mark.parametrize("path,command", COMMANDS, ids=lambda v: " ".join(v) or "certify" if isinstance(v, tuple) else "")
-def test_help_lists_the_exit_codes_the_command_can_return(capsys, path, command):
+def test_help_lists_the_exit_codes_the_command_can_return(path, command):
     """Issue 42: bounds, family, rank-bound, rank-nine, search, unique-minimizer and the experiment group listed none,
     and `certify --help` omitted 130/141/143. Every command now declares its codes; its help prints them."""
     codes = getattr(command, "exit_codes", None)
     assert codes, f"certify {' '.join(path)} declares no exit codes (certify.cli.common.exit_codes)"
     assert {0, 2, 3} <= set(codes) and set(FAULT_CODES) <= set(codes)
-    code, out, err = cli_in_process(capsys, *path, "--help")
+    code, out, err = _run(*path, "--help")
     assert code == 0 and err == ""
     text = " ".join(out.split())  # click rewraps the epilog
     listed = text[text.index("Exit codes: "):]
@@ -61,20 +61,26 @@ def test_every_numeric_option_is_walked():
 
 
 @pytest.mark.parametrize("path,option", NUMERIC, ids=lambda v: " ".join(v) if isinstance(v, tuple) else v)
-def test_a_huge_value_of_a_numeric_option_is_abbreviated(capsys, monkeypatch, path, option):
+def test_a_huge_value_of_a_numeric_option_is_abbreviated(monkeypatch, path, option):
     """Issue 42: a 5,001-digit --m gave a 5,106-character error line, for every click integer option."""
     monkeypatch.setenv("CERTIFY_PROGRESS", "0")
     command = dict(COMMANDS)[path]
-    code, out, err = cli_in_process(capsys, *path, *_filled(command), option, HUGE)
+    code, out, err = _run(*path, *_filled(command), option, HUGE)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert len(err) < 400 and option in err, err
     assert "11111111111111111111… (5,001 digits)" in err or "inf is not in the range" in err  # a float: inf
 
 
-def test_experiment_heads_says_why_it_has_no_preset(capsys):
+def test_experiment_heads_says_why_it_has_no_preset():
     """Issue 42: `experiment heads --preset paper` answered "No such option '--preset'. Did you mean '--test'?"."""
-    code, out, err = cli_in_process(capsys, "experiment", "heads", "--preset", "paper")
+    code, out, err = _run("experiment", "heads", "--preset", "paper")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "experiment heads has no --preset: its defaults are the paper's stated §6.3 setup" in err
-    code, out, _ = cli_in_process(capsys, "experiment", "capacity", "--help")
+    code, out, _ = _run("experiment", "capacity", "--help")
     assert "heads has none" in " ".join(out.split())
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    """``certify ARGS`` in this process (conftest.run_cli_here): ``(exit code, stdout, stderr)``."""
+    proc = run_cli_here(*args)
+    return proc.returncode, proc.stdout, proc.stderr

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from conftest import CORPUS, assert_one_line_error, run_cli
+from conftest import CORPUS, assert_one_line_error, run_cli, run_cli_here
 
 CODE = "0000011111\n1111100000\n0011100011\n1100011100\n"
 
@@ -35,7 +35,7 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path, argv
     names = {"code": str(code), "cert": str(cert), "link": str(tmp_path / "link.txt"),
              "link_cert": str(tmp_path / "link_cert.json"), "dotted": str(tmp_path / "." / "code.txt")}
     before = {p: p.read_bytes() for p in (code, cert)}
-    proc = run_cli(*[a.format(**names) for a in argv])
+    proc = run_cli_here(*[a.format(**names) for a in argv])
     if argv[0] == "rank-nine":  # no input file: rank-nine writes its two certificates wherever it is told
         assert proc.returncode == 0, proc.stderr
         return
@@ -47,7 +47,7 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path, argv
 def test_a_different_output_path_is_still_written(tmp_path):
     code = tmp_path / "code.txt"
     code.write_text(CODE)
-    proc = run_cli("rank-bound", "--code", str(code), "--out", str(tmp_path / "out.json"))
+    proc = run_cli_here("rank-bound", "--code", str(code), "--out", str(tmp_path / "out.json"))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out.json").exists() and code.read_text() == CODE
 

@@ -3,12 +3,12 @@ import json
 
 import pytest
 
-from conftest import ROOT, assert_one_line_error, run_cli
+from conftest import ROOT, assert_one_line_error, run_cli, run_cli_here
 
 
 def test_rank_bound_hadamard24_explicit(tmp_path):
     out = tmp_path / "h.json"
-    proc = run_cli("rank-bound", "--code", "hadamard24", "--out", str(out))
+    proc = run_cli_here("rank-bound", "--code", "hadamard24", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "r ≥ 17" in proc.stdout and "version 1" in proc.stdout
     assert "distance 12: gaps 4+4+4 → F = 27  (46 ordered pairs)" in proc.stdout
@@ -17,7 +17,7 @@ def test_rank_bound_hadamard24_explicit(tmp_path):
 
 def test_rank_bound_compact_json_and_verify_expand(tmp_path):
     out = tmp_path / "r9.json"
-    proc = run_cli("rank-bound", "--code", "rank-nine", "--chains", "paper", "--form", "compact", "--out", str(out), "--json")
+    proc = run_cli_here("rank-bound", "--code", "rank-nine", "--chains", "paper", "--form", "compact", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["version"] == 2 and summary["counts"]["inputs"] == 855
@@ -25,7 +25,7 @@ def test_rank_bound_compact_json_and_verify_expand(tmp_path):
     assert summary["claim"]["rank_at_least"] == 12 and summary["trace_frobenius"] == 9
     assert summary["argument"]["name"] == "null-shifted" and summary["argument"]["s"] == "1/8"
     fam = tmp_path / "fam.json"
-    proc = run_cli("verify", str(out), "--expand", str(fam))
+    proc = run_cli_here("verify", str(out), "--expand", str(fam))
     assert proc.returncode == 0 and "855 inputs written" in proc.stdout
     inputs = json.loads(fam.read_text())["family"]["inputs"]
     explicit = json.loads((ROOT / "tests" / "certificates" / "valid" / "rank_nine_paper.json").read_text())
@@ -34,8 +34,8 @@ def test_rank_bound_compact_json_and_verify_expand(tmp_path):
 
 def test_check_kernel_accepts_a_compact_family(tmp_path):
     out = tmp_path / "r9.json"
-    assert run_cli("rank-bound", "--code", "rank-nine", "--form", "compact", "--out", str(out)).returncode == 0
-    proc = run_cli("check-kernel", str(ROOT / "docs" / "examples" / "rank15_solves.npz"), "--family", str(out))
+    assert run_cli_here("rank-bound", "--code", "rank-nine", "--form", "compact", "--out", str(out)).returncode == 0
+    proc = run_cli_here("check-kernel", str(ROOT / "docs" / "examples" / "rank15_solves.npz"), "--family", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "r ≥ 13: 435 inputs" in proc.stdout  # best chains and the null-shifted last step (docs/math.md §5)
 
@@ -44,7 +44,7 @@ def test_rank_bound_from_a_code_file_with_unequal_weights(tmp_path):
     code = tmp_path / "mixed.txt"
     code.write_text("0000011111\n1111100000\n0011100011\n1100011100\n1100100111\n")
     out = tmp_path / "mixed.cert.json"
-    proc = run_cli("rank-bound", "--code", str(code), "--out", str(out))
+    proc = run_cli_here("rank-bound", "--code", str(code), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "weights 5×4, 6×1" in proc.stdout and "version 2" in proc.stdout
 
@@ -59,14 +59,14 @@ def test_rank_bound_from_a_code_file_with_unequal_weights(tmp_path):
     (["--code", "rank-nine", "--out", "/nonexistent/dir/x.json"], "cannot write"),
 ])
 def test_rank_bound_bad_input_is_one_line_exit_2(tmp_path, args, needle):
-    proc = run_cli("rank-bound", *args, cwd=tmp_path)
+    proc = run_cli_here("rank-bound", *args, cwd=tmp_path)
     assert_one_line_error(proc, 2)
     assert needle in proc.stderr
 
 
 def test_search_writes_a_verified_certificate(tmp_path):
     out = tmp_path / "s.json"
-    proc = run_cli("search", "--m", "10", "--budget", "500", "--out", str(out), "--json")
+    proc = run_cli_here("search", "--m", "10", "--budget", "500", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["verified"] and summary["claim"]["m"] == 10 and summary["claim"]["rank_at_least"] >= 3
@@ -74,8 +74,9 @@ def test_search_writes_a_verified_certificate(tmp_path):
     again = tmp_path / "again.json"
     assert run_cli("search", "--m", "10", "--budget", "500", "--out", str(again), "--json").returncode == 0
     assert again.read_bytes() == out.read_bytes()  # same seed and budget: the same certificate, byte for byte
+    # (the second run in a fresh process: nothing of the first, in this one, can carry over)
     assert summary["how"].startswith("seed ")
-    assert run_cli("verify", str(out), "--quiet").returncode == 0
+    assert run_cli_here("verify", str(out), "--quiet").returncode == 0
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -84,7 +85,7 @@ def test_search_writes_a_verified_certificate(tmp_path):
     (["--m", "10", "--error-below", "x"], "--error-below"),
 ])
 def test_search_bad_input(tmp_path, args, needle):
-    proc = run_cli("search", *args, cwd=tmp_path)
+    proc = run_cli_here("search", *args, cwd=tmp_path)
     assert_one_line_error(proc, 2)
     assert needle in proc.stderr
 
@@ -173,17 +174,23 @@ def _rank_bound_of_random_words(tmp_path, words: int, seed: int):
 
 @pytest.mark.parametrize("command", [["rank-bound", "--code", "hadamard24", "--length", "1000"],
                                      ["search", "--m", "12", "--budget", "1", "--length", "1000"]])
-def test_form_auto_never_chooses_a_form_it_then_refuses(tmp_path, capsys, command):
+def test_form_auto_never_chooses_a_form_it_then_refuses(tmp_path, command):
     """Issue 42: `rank-bound --code hadamard24 --length 1000` (12,132 inputs, under the 50,000 of --form auto, but
     312 MiB listed) chose the explicit form and refused it, "use --form compact"; auto now writes the compact form.
     `certify search` has --form too (its refusal named an option it lacked)."""
     from certify.check import check
-    from conftest import cli_in_process
+    from conftest import run_cli_here
 
     out = tmp_path / "c.json"
-    code, stdout, stderr = cli_in_process(capsys, *command, "--out", str(out), "--json")
+    code, stdout, stderr = _run(*command, "--out", str(out), "--json")
     assert code == 0, stderr
     doc = json.loads(stdout)
     assert doc["version"] == 2 and check(json.loads(out.read_text())).proved == doc["claim"]["rank_at_least"]
-    code, _, stderr = cli_in_process(capsys, *command, "--form", "explicit", "--out", str(out))
+    code, _, stderr = _run(*command, "--form", "explicit", "--out", str(out))
     assert code == 2 and "use --form compact" in stderr and len(stderr.strip().splitlines()) == 1
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    """``certify ARGS`` in this process (conftest.run_cli_here): ``(exit code, stdout, stderr)``."""
+    proc = run_cli_here(*args)
+    return proc.returncode, proc.stdout, proc.stderr

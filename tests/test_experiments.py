@@ -6,7 +6,6 @@ here for several settings and draws. The smoke runs (one setting, two ranks, one
 few steps) need torch, which the test extra installs; they are skipped without it.
 """
 import json
-import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -24,7 +23,7 @@ from certify.kernels.predict import exact_predictions
 from certify.kernels.table import TableFormatError, load_table, loads_json, table_from_arrays
 from witnesses import Input
 
-from conftest import ROOT, assert_one_line_error, run_cli
+from conftest import ROOT, assert_one_line_error, run_cli, run_cli_here
 
 SPLITS = ROOT / "tests" / "splits"
 MANIFEST = json.loads((SPLITS / "MANIFEST.json").read_text())
@@ -108,7 +107,7 @@ def test_the_same_draw_gives_the_same_split_and_another_draw_another():
 
 @pytest.mark.parametrize("name", MANIFEST["valid"])
 def test_valid_split_files_hold(name):
-    proc = run_cli("experiment", "check-split", str(SPLITS / "valid" / name))
+    proc = run_cli_here("experiment", "check-split", str(SPLITS / "valid" / name))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "held out     yes" in proc.stdout
 
@@ -120,14 +119,14 @@ def test_each_attack_on_a_split_is_rejected_at_its_step(name, step):
 
 
 def test_a_rejected_split_exits_1_naming_the_step_and_the_sequence():
-    proc = run_cli("experiment", "check-split", str(SPLITS / "invalid" / "test_sequence_in_training_via_a_permutation.json"))
+    proc = run_cli_here("experiment", "check-split", str(SPLITS / "invalid" / "test_sequence_in_training_via_a_permutation.json"))
     assert proc.returncode == 1 and proc.stderr == ""
     assert "disjoint   FAILS: parts.test[0] occurs in train as parts.train[" in proc.stdout
 
 
 @pytest.mark.parametrize("name", MANIFEST["malformed"])
 def test_malformed_split_files_exit_2_with_one_line(name):
-    assert_one_line_error(run_cli("experiment", "check-split", str(SPLITS / "malformed" / name)), 2)
+    assert_one_line_error(run_cli_here("experiment", "check-split", str(SPLITS / "malformed" / name)), 2)
 
 
 def test_the_split_checker_uses_only_the_standard_library():
@@ -139,7 +138,7 @@ def test_the_split_checker_uses_only_the_standard_library():
 
 
 def test_the_check_split_json_names_the_failure():
-    proc = run_cli("experiment", "check-split", "--json", str(SPLITS / "invalid" / "test_label_flipped.json"))
+    proc = run_cli_here("experiment", "check-split", "--json", str(SPLITS / "invalid" / "test_label_flipped.json"))
     doc = json.loads(proc.stdout)
     assert proc.returncode == 1 and doc["holds"] is False and doc["failure"]["step"] == "labels"
 
@@ -155,7 +154,7 @@ def test_check_split_bounds_words_times_permutations_before_the_work(tmp_path):
     doc["permutations"] = [list(range(16))] * 10_000
     path = tmp_path / "big.json"
     path.write_text(json.dumps(doc))
-    proc = run_cli("experiment", "check-split", str(path))
+    proc = run_cli("experiment", "check-split", str(path))  # a process of its own: the work it guards is 5 GB
     assert_one_line_error(proc, 2)
     assert "12,870 words × 10,000 permutations = 128,700,000" in proc.stderr and f"{MAX_WORD_ACTIONS:,}" in proc.stderr
     # the producer refuses what the checker would: before drawing a permutation
@@ -257,13 +256,13 @@ def test_one_head_predictions_agree_with_check_kernel():
 
 
 def test_check_kernel_on_two_heads_reports_each_heads_rank():
-    proc = run_cli("check-kernel", str(ROOT / "tests/tables/valid/two_heads_solve.json"), "--family",
-                   str(ROOT / "tests/tables/families/gap_one.json"), "--json")
+    proc = run_cli_here("check-kernel", str(ROOT / "tests/tables/valid/two_heads_solve.json"), "--family",
+                        str(ROOT / "tests/tables/families/gap_one.json"), "--json")
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0 and doc["solves"] is True
     assert doc["head_ranks"] == [1, 1] and doc["kernel_rank"] == 2 and doc["table"]["heads"] == [1, 1]
-    text = run_cli("check-kernel", str(ROOT / "tests/tables/valid/two_heads_solve.json"), "--family",
-                   str(ROOT / "tests/tables/families/gap_one.json")).stdout
+    text = run_cli_here("check-kernel", str(ROOT / "tests/tables/valid/two_heads_solve.json"), "--family",
+                        str(ROOT / "tests/tables/families/gap_one.json")).stdout
     assert "2 heads, φ_Q/φ_K widths r_h = 1 + 1 = 2, value widths d_h = 3 + 1" in text
     assert "kernel ranks 1 + 1 = 2" in text and "jumps        not checked" in text
 
@@ -285,8 +284,8 @@ def test_clipping_is_counted_and_ranked_per_head(tmp_path):
                               phi_k=[r[::-1] for r in table["phi_k"]])):  # the clipped head first, then last
         (tmp_path / "t.json").write_text(json.dumps(order))
         (tmp_path / "f.json").write_text(json.dumps(fam))
-        doc = json.loads(run_cli("check-kernel", "t.json", "--family", "f.json", "--clip-negative-alpha", "1e-9",
-                                 "--json", cwd=tmp_path).stdout)
+        doc = json.loads(run_cli_here("check-kernel", "t.json", "--family", "f.json", "--clip-negative-alpha", "1e-9",
+                                      "--json", cwd=tmp_path).stdout)
         assert doc["table"]["clip_negative_alpha"]["entries_clipped"] == 1
         assert doc["head_ranks"] == [1, 1]
 
@@ -335,8 +334,10 @@ SMOKE = ["--seeds", "0", "--steps", "20", "--train", "96", "--val", "16", "--tes
 def capacity_run(tmp_path_factory):
     pytest.importorskip("torch")
     where = tmp_path_factory.mktemp("capacity")
-    proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--out", "out", "--json",
-                   cwd=where)
+    # in this process (torch's import is most of a smoke run's cost); test_the_same_seed_gives_byte_identical_tables_and_json
+    # reruns it in a fresh process and compares the bytes
+    proc = run_cli_here("experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--out", "out", "--json",
+                        cwd=where)
     assert proc.returncode == 0, proc.stderr
     return where, json.loads(proc.stdout), proc
 
@@ -350,15 +351,15 @@ def test_capacity_smoke_runs_are_scored_exactly_from_their_tables(capacity_run):
         figures, verdicts, _ = exact_scores(load_table(str(where / run["table"])), split, "test")
         assert run["exact"]["test"]["correct"] == figures["correct"] == sum(verdicts)
         # check-kernel on the split's test family: a sequence is correct iff none of its q inputs fails
-        ck = json.loads(run_cli("check-kernel", run["table"], "--family", "out/M6_q4/draw0/split.json", "--json",
-                                cwd=where).stdout)
+        ck = json.loads(run_cli_here("check-kernel", run["table"], "--family", "out/M6_q4/draw0/split.json", "--json",
+                                     cwd=where).stdout)
         failing = {x["index"] // 4 for x in ck["failing_inputs"]}
         assert 16 - len(failing) == run["exact"]["test"]["correct"]
 
 
 def test_capacity_writes_a_split_that_check_split_proves_held_out(capacity_run):
     where, doc, _ = capacity_run
-    proc = run_cli("experiment", "check-split", "out/M6_q4/draw0/split.json", cwd=where)
+    proc = run_cli_here("experiment", "check-split", "out/M6_q4/draw0/split.json", cwd=where)
     assert proc.returncode == 0 and "held out     yes" in proc.stdout
     assert json.loads((where / "out" / "results.json").read_text()) == doc
 
@@ -366,7 +367,7 @@ def test_capacity_writes_a_split_that_check_split_proves_held_out(capacity_run):
 def test_the_same_seed_gives_byte_identical_tables_and_json(capacity_run, tmp_path):
     where, doc, _ = capacity_run
     proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--out", "out", "--json",
-                   cwd=tmp_path)
+                   cwd=tmp_path)  # a fresh process: the fixture's run was in this one
     assert json.loads(proc.stdout) == doc and proc.stdout == (where / "out" / "results.json").read_text()
     for run in doc["runs"]:
         assert (tmp_path / run["table"]).read_bytes() == (where / run["table"]).read_bytes()
@@ -377,8 +378,8 @@ def test_each_feature_map_trains_exports_positive_features_and_is_scored_exactly
     """--feature-map (docs/experiments.md, "The models"): the exported φ are the map's, > 0, and the exact score of
     the table read back is the run's; the configuration records the map and the layout."""
     pytest.importorskip("torch")
-    proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "4", *SMOKE, "--no-dense",
-                   "--feature-map", fmap, "--layout", "M+2", "--out", "out", "--json", cwd=tmp_path)
+    proc = run_cli_here("experiment", "capacity", "--settings", "6:4", "--ranks", "4", *SMOKE, "--no-dense",
+                        "--feature-map", fmap, "--layout", "M+2", "--out", "out", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert (doc["config"]["feature_map"], doc["config"]["layout"]) == (fmap, "M+2")
@@ -436,17 +437,16 @@ def test_a_preset_run_writes_the_json_of_its_options_spelled_out(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     common = ["experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--no-dense", "--out", "out", "--json"]
-    a = run_cli(*common, "--preset", "paper", cwd=tmp_path / "a")
-    b = run_cli(*common, cwd=tmp_path / "b")
+    a = run_cli_here(*common, "--preset", "paper", cwd=tmp_path / "a")
+    b = run_cli_here(*common, cwd=tmp_path / "b")
     assert a.returncode == b.returncode == 0 and a.stdout == b.stdout
 
 
-def test_heads_smoke_run_writes_multi_head_tables(tmp_path):
+def test_heads_smoke_run_writes_multi_head_tables(tmp_path, monkeypatch):
     pytest.importorskip("torch")
-    env = {k: v for k, v in os.environ.items() if k != "CERTIFY_PROGRESS"}  # progress on: one line per run
-    proc = subprocess.run([sys.executable, "-m", "certify.cli", "experiment", "heads", "--budgets", "4", "--draws", "1",
-                           "--no-dense", *SMOKE, "--out", "out", "--json"], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=300)
+    monkeypatch.delenv("CERTIFY_PROGRESS", raising=False)  # progress on: one line per run
+    proc = run_cli_here("experiment", "heads", "--budgets", "4", "--draws", "1", "--no-dense", *SMOKE, "--out", "out",
+                        "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert [ln.split(":")[1] for ln in proc.stderr.splitlines() if ln.startswith("certify experiment heads: run")] == \
         [" run 1/3", " run 2/3", " run 3/3"]
@@ -474,7 +474,7 @@ def test_a_diverged_run_is_a_result_reported_everywhere_not_exit_3(tmp_path, com
     stale = tmp_path / "out" / stale
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"an earlier run's table")  # not this run's: removed, not left beside a diverged run
-    proc = run_cli("experiment", *command, *SMOKE[2:], "--lr", "1e300", "--no-dense", "--out", "out", cwd=tmp_path)
+    proc = run_cli_here("experiment", *command, *SMOKE[2:], "--lr", "1e300", "--no-dense", "--out", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "  diverged     " in proc.stdout and "is nan" in proc.stdout
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -522,7 +522,7 @@ def test_matched_heads_share_parameter_count_and_initial_values():
 ])
 def test_bad_options_and_impossible_splits_exit_2_before_training(tmp_path, args, words):
     pytest.importorskip("torch")
-    proc = run_cli("experiment", *args, "--out", "out", cwd=tmp_path)
+    proc = run_cli_here("experiment", *args, "--out", "out", cwd=tmp_path)
     assert_one_line_error(proc, 2)
     assert words in proc.stderr
     assert not list((tmp_path).glob("out/**/*.npz"))  # nothing was trained

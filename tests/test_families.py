@@ -7,7 +7,7 @@ from certify.certificates.families import FAMILY_KINDS, FamilyInputError, family
 from certify.kernels.audit import load_family
 from witnesses.unique_minimizer import has_unique_minimizer
 
-from conftest import ROOT, assert_one_line_error, run_cli
+from conftest import ROOT, assert_one_line_error, run_cli_here
 
 
 @pytest.fixture(scope="module")
@@ -93,14 +93,14 @@ def test_bad_options(kind, options, match):
 def test_family_from_a_certificate_is_what_check_kernel_reads(tmp_path, cert):
     """``certify family --from CERT`` (either version): the verified family, explicitly, readable by check-kernel."""
     out = tmp_path / "family.json"
-    proc = run_cli("family", "--from", str(ROOT / cert), "--out", str(out), "--json")
+    proc = run_cli_here("family", "--from", str(ROOT / cert), "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     summary = json.loads(proc.stdout)
     assert summary["inputs"] == len(doc["family"]["inputs"]) and doc["from_certificate"] == summary["sha256"]
     table = tmp_path / "t.npz"
-    assert run_cli("construction", "rank15", "--family", str(ROOT / cert), "--out", str(table)).returncode == 0
-    assert run_cli("check-kernel", str(table), "--family", str(out)).returncode == 0
+    assert run_cli_here("construction", "rank15", "--family", str(ROOT / cert), "--out", str(table)).returncode == 0
+    assert run_cli_here("check-kernel", str(table), "--family", str(out)).returncode == 0
 
 
 @pytest.mark.parametrize("args,code", [(["--from", "tests/certificates/invalid/claim_raised.json"], 1),
@@ -109,7 +109,7 @@ def test_family_from_a_certificate_is_what_check_kernel_reads(tmp_path, cert):
                                        (["--from", "tests/certificates/valid/small_paper.json", "--length", "4"], 2),
                                        ([], 2)])
 def test_family_from_refuses_what_it_cannot_stand_behind(tmp_path, args, code):
-    assert_one_line_error(run_cli("family", *args, "--out", str(tmp_path / "f.json"), cwd=ROOT), code)
+    assert_one_line_error(run_cli_here("family", *args, "--out", str(tmp_path / "f.json"), cwd=ROOT), code)
 
 
 def test_sigterm_while_writing_a_family_leaves_no_temporary_file(tmp_path):

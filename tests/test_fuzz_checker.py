@@ -1,6 +1,7 @@
 """Fuzzing the certificate checker in-process: every input gets a verdict, quickly, and no false one (issue 7).
 
-``COUNT`` (default 10,000; ``CERTIFY_FUZZ_N``) inputs per run, fixed by ``CERTIFY_FUZZ_SEED``:
+``COUNT`` (default 3,000; ``CERTIFY_FUZZ_N``; 10,000 in tests/benchmarks/bench_suite_full.py) inputs per run,
+fixed by ``CERTIFY_FUZZ_SEED``:
 byte-level edits of valid certificates — with no argument and with each kind of ``argument``
 (shifted, square, null-shifted, square-kernel) — (flips, truncations, insertions of nasty fragments,
 numbers respelled huge or non-canonically, deep nesting, needless escapes) and structural
@@ -18,8 +19,8 @@ from collections import Counter
 
 from certify.check import CertificateError, check, content_hash, loads
 
-from conftest import CORPUS
-from fuzzing import (COUNT, SEED, SLOW, mutate_argument, mutate_bytes, mutate_structure, rederive_certificate_bound,
+from conftest import CORPUS, cpu_unit
+from fuzzing import (COUNT, SEED, SLOW_UNITS, mutate_argument, mutate_bytes, mutate_structure, rederive_certificate_bound,
                      rng_for)
 
 BASES = [(CORPUS / "valid" / name).read_bytes() for name in
@@ -72,10 +73,10 @@ def test_checker_fuzz(tmp_path):
             assert result.rank_at_least <= proved == result.proved, f"input {k} (seed {SEED}, {kind})"
         outcomes[code] += 1
     print("outcomes", dict(outcomes), "slowest", slowest)
-    assert slowest[0] < SLOW, f"input {slowest[1]} took {slowest[0]:.2f} s (seed {SEED})"
+    assert slowest[0] < SLOW_UNITS * cpu_unit(), f"input {slowest[1]} took {slowest[0]:.2f} s (seed {SEED})"
     # The fuzzer reaches every verdict, or it tests less than it claims.
     assert outcomes[0] and outcomes[1] and outcomes[2], outcomes
-    assert sum(outcomes.values()) == COUNT >= 10_000 or COUNT < 10_000
+    assert sum(outcomes.values()) == COUNT  # every input got its verdict (3,000 here; 10,000 in the full sweep)
 
 
 def test_the_oracle_rederives_each_argument_kind_and_its_hypotheses():

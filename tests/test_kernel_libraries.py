@@ -5,8 +5,6 @@ Each property is checked against an independent computation (plain ``Fraction`` 
 against the same check without the new feature, never against a stored answer.
 """
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -18,7 +16,7 @@ from certify.kernels.audit import (KernelContradiction, check_kernel, family_of_
                                    run_check)
 from certify.kernels.table import KernelTable, TableFormatError, load_table, npz_bytes
 
-from conftest import CORPUS, ROOT
+from conftest import CORPUS, ROOT, run_cli_here
 from fuzzing import reference_predictions
 
 EX = ROOT / "docs" / "examples"
@@ -26,9 +24,8 @@ SMALL = load_family(str(CORPUS / "valid" / "small_paper.json"))
 RANK_NINE = load_family(None)
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "certify.cli", *args], capture_output=True, text=True,
-                          env={"CERTIFY_PROGRESS": "0", "PATH": "/usr/bin:/bin"})
+def run_cli(*args):  # certify ARGS in this process, in the environment a subprocess was given here
+    return run_cli_here(*args, env={"CERTIFY_PROGRESS": "0", "PATH": "/usr/bin:/bin"})
 
 
 def tokens_of(fam):

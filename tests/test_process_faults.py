@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import CORPUS, ROOT
+from conftest import CORPUS, ROOT, run_cli_here
 
 CHECK = [sys.executable, str(ROOT / "certify" / "check.py")]
 CERTIFY = [sys.executable, "-m", "certify.cli"]
@@ -130,9 +130,9 @@ def test_verify_expand_onto_its_own_input_is_refused_before_anything_is_written(
     ["minrank", "--m", "4", "--json"],
 ], ids=lambda a: a[0])
 def test_every_command_s_json_is_strict_json(args, tmp_path):
-    """No NaN or Infinity anywhere (json.dumps(allow_nan=False) in every command): strict parsers accept it all."""
-    proc = subprocess.run(CERTIFY + [a.replace("{tmp}", str(tmp_path)) for a in args], capture_output=True, text=True,
-                          env=_env(), cwd=ROOT)
+    """No NaN or Infinity anywhere (json.dumps(allow_nan=False) in every command): strict parsers accept it all.
+    (What the commands print, not a process fault: run in this process.)"""
+    proc = run_cli_here(*[a.replace("{tmp}", str(tmp_path)) for a in args], env=_env(), cwd=ROOT)
     assert proc.returncode in (0, 1), proc.stderr
     assert isinstance(_strict(proc.stdout), dict)
 

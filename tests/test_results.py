@@ -18,7 +18,7 @@ import threading
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli_here
 
 RESULTS = ROOT / "docs" / "results"
 BRACKET = RESULTS / "bracket"
@@ -167,7 +167,7 @@ def test_committed_row_table_solves_its_row_s_family_at_the_stated_rank(table):
     if table.stat().st_size > 512 * 1024 and not FULL:  # m = 22's 1 MiB table: 13 s of exact checks
         pytest.skip("a large table: re-checked with CERTIFY_RESULTS_FULL=1")
     m, rank = map(int, re.fullmatch(r"m(\d+)\.rank(\d+)\.table\.json", table.name).groups())
-    proc = run_cli("check-kernel", str(table), "--family", str(RESULTS / f"m{m}.cert.json"), "--json")
+    proc = run_cli_here("check-kernel", str(table), "--family", str(RESULTS / f"m{m}.cert.json"), "--json")
     assert proc.returncode == 0, proc.stderr
     rep = json.loads(proc.stdout)
     assert (rep["solves"] if rep["table"]["readout"] else rep["readout_exists"]) is True

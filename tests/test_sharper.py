@@ -23,7 +23,7 @@ from certify.certificates.rank_bound import expand_certificate, make_plan
 from certify.lemmas import sharper as S
 from codes import load_code
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli_here
 
 factor = st.fractions(min_value=1, max_value=40, max_denominator=12)
 
@@ -258,7 +258,7 @@ def test_expanding_a_compact_sharper_certificate_keeps_its_argument():
 
 def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(tmp_path):
     out = tmp_path / "r9.cert.json"
-    proc = run_cli("rank-nine", "--out", str(out), "--json")
+    proc = run_cli_here("rank-nine", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["claim"]["rank_at_least"] == 9 and "argument" not in json.loads(out.read_text())
@@ -266,25 +266,25 @@ def test_rank_nine_writes_the_papers_certificate_and_the_sharper_one_beside_it(t
     assert doc["sharper"]["out"] == str(sharp) and doc["sharper"]["claim"]["rank_at_least"] == 12
     assert C.check_file(str(sharp)).proved == 12 and doc["sharper"]["argument"]["name"] == "null-shifted"
     same = tmp_path / "same.cert.json"
-    proc = run_cli("rank-nine", "--out", str(same), "--sharper-out", str(same))
+    proc = run_cli_here("rank-nine", "--out", str(same), "--sharper-out", str(same))
     assert proc.returncode == 2 and "need two files" in proc.stderr and not same.exists()  # refused before writing
-    proc = run_cli("rank-nine", "--out", str(tmp_path / "only.cert.json"), "--no-sharper")
+    proc = run_cli_here("rank-nine", "--out", str(tmp_path / "only.cert.json"), "--no-sharper")
     assert proc.returncode == 0 and "sharper" not in proc.stdout
     assert not (tmp_path / "only.sharper.cert.json").exists()
 
 
 def test_rank_bound_prints_both_bounds_and_obeys_the_argument_option(tmp_path):
-    proc = run_cli("rank-bound", "--code", "hadamard24", "--out", str(tmp_path / "h.json"))
+    proc = run_cli_here("rank-bound", "--code", "hadamard24", "--out", str(tmp_path / "h.json"))
     assert proc.returncode == 0, proc.stderr
     assert "bounds      trace–Frobenius: r ≥ 17; null-shifted (s = 1/10): r ≥ 30" in proc.stdout
-    proc = run_cli("rank-bound", "--code", "hadamard24", "--argument", "trace-frobenius", "--out", str(tmp_path / "t.json"))
+    proc = run_cli_here("rank-bound", "--code", "hadamard24", "--argument", "trace-frobenius", "--out", str(tmp_path / "t.json"))
     assert proc.returncode == 0 and "argument" not in json.loads((tmp_path / "t.json").read_text())
     assert C.check_file(str(tmp_path / "t.json")).proved == 17
 
 
 def test_unique_minimizer_gets_the_sharper_argument(tmp_path):
     out = tmp_path / "um.json"
-    proc = run_cli("unique-minimizer", "--code", "hadamard:32:31", "--out", str(out), "--json")
+    proc = run_cli_here("unique-minimizer", "--code", "hadamard:32:31", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["claim"]["rank_at_least"] == 17 and doc["arithmetic"]["rank_at_least"] == 9

@@ -13,7 +13,7 @@ import pytest
 
 from certify.kernels.audit import run_check
 
-from conftest import ROOT, assert_one_line_error, run_cli
+from conftest import ROOT, assert_one_line_error, run_cli_here
 
 TABLES = ROOT / "tests" / "tables"
 MANIFEST = json.loads((TABLES / "MANIFEST.json").read_text())
@@ -41,7 +41,7 @@ def test_every_table_gets_its_verdict_quickly(rel):
 def test_cli_refuses_malformed_tables_in_one_line(rel):
     exp = MANIFEST[rel]
     args = ["check-kernel", str(TABLES / rel)] + (["--family", str(TABLES / exp["family"])] if exp["family"] else [])
-    assert_one_line_error(run_cli(*args), 2)
+    assert_one_line_error(run_cli_here(*args), 2)
 
 
 def test_gap_one_family_is_solved_and_its_jump_is_not_checked():

@@ -5,8 +5,6 @@ linear-attention library. The examples of docs/torch.md are console sessions, re
 tests/test_docs_sessions.py (torch_elu1_golay24.py by tests/benchmarks/bench_docs.py).
 """
 import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -18,7 +16,7 @@ from certify import torch as ct  # noqa: E402
 from certify.kernels.audit import check_kernel, load_family  # noqa: E402
 from certify.kernels.table import load_table  # noqa: E402
 
-from conftest import CORPUS, ROOT  # noqa: E402
+from conftest import CORPUS, ROOT, run_cli_here  # noqa: E402
 
 EXAMPLES = ROOT / "docs" / "examples"
 SMALL = str(CORPUS / "valid" / "small_paper.json")
@@ -149,9 +147,8 @@ def _tensors():
 # --------------------------------------------------------------------------- certify train --feature-map
 
 
-def _train(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "certify.cli", "train", "--family", SMALL, "--seeds", "0",
-                           "--steps", "30", *args], capture_output=True, text=True, env=_ENV, cwd=cwd)
+def _train(*args, cwd=None):  # in this process: torch's import is most of a short run's cost
+    return run_cli_here("train", "--family", SMALL, "--seeds", "0", "--steps", "30", *args, env=_ENV, cwd=cwd)
 
 
 def test_train_elu1_from_the_command_line_checks_every_table_exactly(tmp_path):

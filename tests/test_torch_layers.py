@@ -16,7 +16,7 @@ from certify.kernels.audit import check_kernel, load_family  # noqa: E402
 from certify.kernels.predict import exact_predictions  # noqa: E402
 from certify.kernels.table import load_table  # noqa: E402
 
-from conftest import CORPUS, run_cli  # noqa: E402
+from conftest import CORPUS, run_cli_here  # noqa: E402
 
 SMALL = str(CORPUS / "valid" / "small_paper.json")  # m = 12, certified r ≥ 3
 M = 12
@@ -299,12 +299,12 @@ def test_train_with_a_relu_map_diverges_per_run_without_delta_and_completes_with
     (tmp_path / "t2r.py").write_text(T2R)
     args = ("train", "--family", SMALL, "--feature-map", "t2r:make", "--ranks", "2,4", "--seeds", "0", "--steps", "5",
             "--json")
-    bare = run_cli(*args, "--out", "a", cwd=tmp_path)
+    bare = run_cli_here(*args, "--out", "a", cwd=tmp_path)
     assert bare.returncode == 0, bare.stderr
     runs = json.loads(bare.stdout)["runs"]
     assert [r["diverged"] is not None for r in runs] == [True, True]
     assert "denominator Σ_j α = 0" in runs[0]["diverged"] and "--delta" in runs[0]["diverged"]
-    cured = run_cli(*args, "--out", "b", "--delta", "1e-6", cwd=tmp_path)
+    cured = run_cli_here(*args, "--out", "b", "--delta", "1e-6", cwd=tmp_path)
     doc = json.loads(cured.stdout)
     assert cured.returncode == 0 and doc["config"]["delta"] == "1/1000000"
     assert all(r["diverged"] is None and r["table"] for r in doc["runs"])
@@ -314,7 +314,7 @@ def test_train_with_a_relu_map_diverges_per_run_without_delta_and_completes_with
 
 @pytest.mark.parametrize("bad", ["-1", "1e999999999", "abc", "1/0"])
 def test_train_refuses_a_bad_delta_before_training(tmp_path, bad):
-    proc = run_cli("train", "--family", SMALL, "--delta", bad, "--out", "o", cwd=tmp_path)
+    proc = run_cli_here("train", "--family", SMALL, "--delta", bad, "--out", "o", cwd=tmp_path)
     assert proc.returncode == 2 and "--delta" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
@@ -439,8 +439,8 @@ def test_train_reports_a_denominator_that_vanishes_after_the_last_step_per_run(t
         "        super().__init__(); s.lin = torch.nn.Linear(1, 1, dtype=torch.float64); s.r = r\n"
         "    def forward(s, x): return torch.ones(x.shape[0], s.r, dtype=torch.float64) + 0 * s.lin(x[:, :1])\n"
         "def plus(m, r, seed): return Q(r), K(r)\n")
-    proc = run_cli("train", "--family", SMALL, "--feature-map", "die:plus", "--ranks", "2", "--seeds", "0",
-                   "--steps", "2", "--out", "o", "--json", cwd=tmp_path)
+    proc = run_cli_here("train", "--family", SMALL, "--feature-map", "die:plus", "--ranks", "2", "--seeds", "0",
+                        "--steps", "2", "--out", "o", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     run = json.loads(proc.stdout)["runs"][0]
     assert run["diverged"] is not None and "step 2" in run["diverged"] and run["table"] is None
