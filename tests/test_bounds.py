@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from certify.bounds import chains as CH, code_sizes as CS, quantities as QU, trace_frobenius as TF
 from certify.bounds import values as B
 from certify.lemmas.frobenius import certified_rank
 
@@ -52,7 +53,7 @@ def test_chain_dp_equals_brute_force_over_all_compositions(A):
 def test_four_five_pattern_is_the_optimum_at_length_three():
     table = B.ChainTable(1)
     for d in range(16, 10_001):
-        gaps = B._pattern_split(d, 1)
+        gaps = CH.pattern_split(d, 1)
         assert sum(g * c for g, c in gaps.items()) == d
         assert math.prod((g - 1) ** c for g, c in gaps.items()) == table.factor(d), d
 
@@ -112,12 +113,12 @@ def test_interval_enclosures_contain_the_exact_integers():
     for M, delta in [(200, 30), (1000, 150), (4000, 600), (4000, 1500), (4000, 1999)]:
         layer = MiddleLayer(M)
         T = layer.code_size(delta)
-        with B._precision():
-            lo, hi = B._T_interval(M, delta)
+        with QU.precision():
+            lo, hi = CS.T_interval(M, delta)
             assert lo <= arb(fmpz(T)) <= hi
             lam = B.ChainTable(1).factor(delta)
             L2 = arb(fmpz(lam * lam))
-            q = B._tf_interval(lo, hi, L2, L2)
+            q = TF.tf_interval(lo, hi, L2, L2)
         exact = B.tf_bound(T, lam * lam)
         assert q.log2[0] <= math.log2(exact) <= q.log2[1]
 
@@ -221,9 +222,11 @@ def test_bad_arguments():
 def test_large_m_is_fast_and_interval():
     import time
 
-    start = time.process_time()  # CPU seconds, not wall: a loaded machine does not fail it
+    from conftest import cpu_unit
+
+    start = time.process_time()  # CPU time in units of a reference check: any machine's speed or load scales both
     out = B.all_bounds(10**6, length=1000, H=2, D=2, s=12)
-    assert time.process_time() - start < 20  # generous: the benchmark records ≈ 0.25 s
+    assert time.process_time() - start < 300 * cpu_unit()  # generous (≈ 5 s here): the benchmark records ≈ 0.25 s
     assert out["mode"] == "interval" and out["theorem1"].exact.kind == "interval"
 
 
@@ -264,14 +267,14 @@ def exhaustive_optimum(M, candidates, lam2, value):
 
 @given(st.integers(1, 400), st.integers(0, 420), st.integers(0, 420))
 def test_binary_splitting_sums_the_squared_binomials(h, a, b):
-    assert B._binom_sq_sum(h, a, b) == sum(comb(h, j) ** 2 for j in range(a, b))
+    assert CS.binom_sq_sum(h, a, b) == sum(comb(h, j) ** 2 for j in range(a, b))
 
 
 @given(st.integers(1, 300).map(lambda h: 2 * h), st.lists(st.integers(1, 320), min_size=1, max_size=8))
 def test_layer_balls_equal_middle_ball_in_any_order_of_requests(M, deltas):
     from codes import gv_count, middle_ball
 
-    layer = B._Layer(M)
+    layer = CS.MiddleLayerSizes(M)
     for d in deltas:  # each request starts from whichever ball is nearest: order must not matter
         assert layer.ball(d) == middle_ball(M, d)
         assert layer.code_size(d) == gv_count(M, d)
@@ -279,22 +282,22 @@ def test_layer_balls_equal_middle_ball_in_any_order_of_requests(M, deltas):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 160).map(lambda h: 2 * h), st.sampled_from(["chains1", "chains2", "chains7", "heads1", "heads2"]),
-       st.sampled_from([B.tf_bound, B._half_min]))
+       st.sampled_from([B.tf_bound, TF.half_min]))
 def test_window_scan_finds_the_exhaustive_maximum(M, kind, value):
     if kind.startswith("chains"):
         table = B.ChainTable(int(kind[6:]))
         cands, lam2 = range(2, M // 2 + 1), table.squared
-        balance = lambda d: B._log2_T_float(M, d) - B._pattern_log2_squared(d, table.A)  # noqa: E731
+        balance = lambda d: CS.log2_T_float(M, d) - CH.pattern_log2_squared(d, table.A)  # noqa: E731
     else:
         H, g = int(kind[5:]), 8
         cands = range(g, M // 2 + 1, g)
         lam2 = lambda d: 4 ** -(-(d // g) // H)  # noqa: E731
-        balance = lambda d: B._log2_T_float(M, d) - 2 * -(-(d // g) // H)  # noqa: E731
+        balance = lambda d: CS.log2_T_float(M, d) - 2 * -(-(d // g) // H)  # noqa: E731
     want = exhaustive_optimum(M, cands, lam2, value)
-    assert B._optimize_exact(B._Layer(M), cands, lam2, value, balance) == want
+    assert TF.optimize_exact(CS.MiddleLayerSizes(M), cands, lam2, value, balance) == want
     # any start gives the same answer: no model, and a model that points at the wrong end
-    assert B._optimize_exact(B._Layer(M), cands, lam2, value) == want
-    assert B._optimize_exact(B._Layer(M), cands, lam2, value, lambda d: 1.0) == want
+    assert TF.optimize_exact(CS.MiddleLayerSizes(M), cands, lam2, value) == want
+    assert TF.optimize_exact(CS.MiddleLayerSizes(M), cands, lam2, value, lambda d: 1.0) == want
 
 
 @pytest.mark.parametrize("m", [4, 5, 24, 169, 1001, 4000, 9999, 19_999, 20_001])
@@ -320,7 +323,7 @@ def test_fast_optional_sections_equal_the_straightforward_scan(m):
         cands, lam2 = [K * g for K in range(1, M // 2 // g + 1)], (lambda d: 4 ** q(d // g))
         sec = B.heads(m, H)
         assert sec.exact.value == straightforward_optimum(M, cands, lam2)[0]
-        assert sec.closed_form.value == straightforward_optimum(M, cands, lam2, B._half_min)[0]
+        assert sec.closed_form.value == straightforward_optimum(M, cands, lam2, TF.half_min)[0]
     for n in (4, 1000):
         want = straightforward_optimum(M, range(2, M // 2 + 1), B.ChainTable(n - 2).squared)
         sec = B.growing_context(m, n)
@@ -331,8 +334,8 @@ def test_range_rows_equal_per_m_rows_across_the_exact_interval_switch():
     ms = [19_996, 19_999, 20_000, 20_001, 20_002, 20_003, 20_004]
     rows = B.range_rows(ms, length=10, H=1)
     assert [r["m"] for r in rows] == ms
-    B._LAYERS.clear()
-    B._CHAIN_TABLES.clear()  # fresh caches, other order: the rows may not depend on what ran before
+    CS._LAYERS.clear()
+    CH._CHAIN_TABLES.clear()  # fresh caches, other order: the rows may not depend on what ran before
     for m in reversed(ms):
         assert B.range_rows([m], length=10, H=1) == [rows[ms.index(m)]]
     kinds = [B.theorem1(m).exact.kind for m in ms]
@@ -419,22 +422,22 @@ def test_null_shifted_scan_with_any_start_finds_the_exhaustive_maximum():
         cands = range(2, M // 2 + 1)
         want = exhaustive_optimum(M, cands, table.squared, B.null_shifted_tf_bound)
         for balance in (None, lambda d: 1.0, lambda d: -1.0):
-            assert B._optimize_exact(B._Layer(M), cands, table.squared, B.null_shifted_tf_bound, balance) == want
+            assert TF.optimize_exact(CS.MiddleLayerSizes(M), cands, table.squared, B.null_shifted_tf_bound, balance) == want
 
 
 @pytest.mark.parametrize("m", [24, 48, 169, 5001])
 def test_null_shifted_in_json_and_text(m):
     import json
 
-    from conftest import run_cli
+    from conftest import run_cli_here
 
-    d = json.loads(run_cli("bounds", "--m", str(m), "--json").stdout)["theorem1"]
+    d = json.loads(run_cli_here("bounds", "--m", str(m), "--json").stdout)["theorem1"]
     null, shifted = d["values"]["null_shifted"], d["values"]["shifted"]
     assert null["kind"] == "exact" and isinstance(null["value"], int)
     assert shifted["value"] + 1 <= null["value"] <= shifted["value"] + 2
     assert null["value"] > d["exact"] and "null_shifted_distance" in d["parameters"]
     assert {"closed_form", "exact"} <= set(d) and "shifted_distance" in d["parameters"]  # existing keys kept
-    text = run_cli("bounds", "--m", str(m)).stdout
+    text = run_cli_here("bounds", "--m", str(m)).stdout
     from certify.bounds.render import quantity_text
 
     assert f"\n  null-shifted    {quantity_text(B.theorem1(m).values['null_shifted'])}   [exact]\n" in text

@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from certify import check as C  # noqa: E402
+from certify.bounds import chains as CH, code_sizes as CS, quantities as QU, trace_frobenius as TF  # noqa: E402
 from certify.bounds import values as V  # noqa: E402
 from certify.certificates.code_bound import code_bound, make_plan  # noqa: E402
 from certify.lemmas import sharper as S  # noqa: E402
@@ -84,11 +85,11 @@ def main() -> None:
     print("certify bounds, Theorem 1 (exact mode): all of theorem1, and the shifted optimization alone (layers warm)")
     for m in (168, 1000, 5000, 20000):
         t_all, sec = best_of(lambda: V.theorem1(m), 1)
-        M = V._even(m)
-        layer, chains = V._layer(M), V._chain_table(1)
-        t_shift, _ = best_of(lambda: V._optimize_exact(
+        M = QU.even(m)
+        layer, chains = CS.layer_sizes(M), CH.chain_table(1)
+        t_shift, _ = best_of(lambda: TF.optimize_exact(
             layer, range(2, layer.h + 1), chains.squared, value=V.shifted_tf_bound,
-            balance=lambda d: V._log2_T_float(M, d) - V._pattern_log2_squared(d, 1) - 2))
+            balance=lambda d: CS.log2_T_float(M, d) - CH.pattern_log2_squared(d, 1) - 2))
         print(f"  m = {m:>6}: exact 2^{sec.values['exact'].log2[0]:.2f}, shifted 2^{sec.values['shifted'].log2[0]:.2f}"
               f"   theorem1 {t_all:7.2f} s, of which the shifted value ≤ {t_shift:6.3f} s")
 
