@@ -60,7 +60,7 @@ def test_uniform_kernel_admits_no_readout_and_the_witnesses_of_a_jump_say_why():
 @pytest.mark.parametrize("name", ["uniform_kernel_only.json", "rank15_fails.npz", "rank15_kernel_only.npz"])
 def test_readout_search_output_does_not_depend_on_highs(name, monkeypatch):
     """Printed answers come from the exact simplex; HiGHS (if installed) only decides the tokens after the first failure."""
-    from certify.kernels import lp
+    from certify.linalg import lp
 
     def report():
         rep = check_kernel(load_table(str(EX / name)), RANK_NINE, search_readout=True)

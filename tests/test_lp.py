@@ -1,4 +1,4 @@
-"""Exact strict feasibility with certificates (certify/kernels/lp.py)."""
+"""Exact strict feasibility with certificates (certify/linalg/lp.py, its simplex certify/linalg/simplex.py)."""
 from fractions import Fraction
 from itertools import combinations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from certify.kernels.lp import LPError, simplex, strict_feasibility
+from certify.linalg.lp import LPError, simplex, strict_feasibility
 
 small = st.fractions(min_value=-5, max_value=5, max_denominator=4)
 
@@ -94,8 +94,8 @@ def test_simplex_matches_vertex_enumeration(args):
 
 # ---------------------------------------------------------------- sparse rows, HiGHS path (issue 11)
 
-from certify.kernels import lp as LP  # noqa: E402
-from certify.kernels import simplex as SX  # noqa: E402
+from certify.linalg import lp as LP  # noqa: E402
+from certify.linalg import simplex as SX  # noqa: E402
 
 SOLVERS = ["simplex"] + (["highs"] if LP.highs_available() else [])
 
@@ -192,12 +192,12 @@ def test_dantzig_rule_reaches_the_same_optimum_as_blands(args):
     A = A + [[1] * len(c)]
     b = [0] * (len(A) - 1) + [1]
     try:
-        bland = SX._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b])
+        bland = SX.simplex_fmpq([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b])
     except LPError:
         with pytest.raises(LPError):
-            SX._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+            SX.simplex_fmpq([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
         return
-    value, x, w = SX._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+    value, x, w = SX.simplex_fmpq([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
     assert value == bland[0]
     assert all(v >= 0 for v in x)
     assert all(sum(A[i][j] * x[j] for j in range(len(c))) == b[i] for i in range(len(A)))
@@ -210,5 +210,5 @@ def test_dantzig_rule_terminates_on_beales_cycling_example():
     c = [0, 0, 0, F(-3, 4), 20, F(-1, 2), 6]
     A = [[1, 0, 0, F(1, 4), -8, -1, 9], [0, 1, 0, F(1, 2), -12, F(-1, 2), 3], [0, 0, 1, 0, 0, 1, 0]]
     b = [0, 0, 1]
-    value, x, _ = SX._simplex([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
+    value, x, _ = SX.simplex_fmpq([LP.as_fmpq(v) for v in c], _q_rows(A), [LP.as_fmpq(v) for v in b], rule="dantzig")
     assert value == brute_lp(c, A, b) == F(-5, 4)

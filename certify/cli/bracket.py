@@ -59,7 +59,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     from ..bracket import BracketRangeError, ReductionError, upper_side, write_solution
     from ..bracket.descent_torch import TorchUnavailable
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family
-    from ..kernels.lp import LPError
+    from ..linalg import LPError
     from ..check import Progress
 
     if family_path and code_spec:

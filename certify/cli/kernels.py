@@ -95,7 +95,7 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_
     """
     from ..kernels import training as T
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family, require_explicit
-    from ..kernels.lp import LPError
+    from ..linalg import LPError
     from ..kernels.table import TableFormatError
     from ..kernels.training_report import plot_results, render_text, to_json
     from ..bounds.plot import PlotUnavailable

@@ -12,7 +12,7 @@ answers, with exact rationals:
   and the rank of the certificate's ``t × t`` matrix ``B_{S,U} = α(x_S, x_{U^c})``;
 * without a readout (or with ``search_readout``): whether *some* values and affine
   readout make the kernel solve the family — decided exactly by
-  :func:`certify.kernels.lp.strict_feasibility` per query token, with a witness readout or an
+  :func:`certify.linalg.lp.strict_feasibility` per query token, with a witness readout or an
   infeasible sub-family (a Farkas certificate).
 
 Consistency with the theorem: a table that solves the family (or admits a readout)
@@ -46,7 +46,7 @@ from .blocks import _kernel_blocks, _Negatives, _phantom_numerators, _validate_i
 from .families import (NAMED_FAMILIES, CompactFamily, FamilyFormatError, FamilySpec, family_of_certificate,
                        family_of_code, load_family, require_explicit)
 from .jumps import JumpTally
-from .lp import as_fmpq
+from ..linalg.lp import as_fmpq
 from .predict import ErrorTally, exact_predictions, group_by_query, query_errors, query_rows, token_positions
 from .ranks import KernelContradiction, assert_consistent, head_ranks, kernel_ranks
 from .readout import readout_search
@@ -352,7 +352,7 @@ def table_verdict(table: KernelTable, family: FamilySpec, search_readout: bool =
     ``all_pairs``: also compute ``α`` on every pair of the table's tokens (one-head tables)
     and count the negative entries (:func:`all_pairs_nonnegative`); any makes the exit 1.
     """
-    from .lp import LPError
+    from ..linalg.lp import LPError
 
     try:
         with unlimited_digits():  # a refusal may quote an exact number of the file

@@ -2,7 +2,7 @@
 
 Per query token ``x`` the values ``g_x(·)`` with error below ``ε`` on all of ``x``'s inputs
 form a strict linear system (docs/math.md §2); :func:`readout_problem` writes it and
-:class:`ReadoutSearch` decides it exactly (``certify.kernels.lp``), keeping a witness
+:class:`ReadoutSearch` decides it exactly (``certify.linalg.lp``), keeping a witness
 readout, or the first infeasible token's sub-family with its verified Farkas certificate.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .blocks import PHANTOM
-from .lp import as_fmpq
+from ..linalg.lp import as_fmpq
 from .predict import group_by_query
 from ..check import format_rational
 from .report import KernelReport, _bits
@@ -49,11 +49,11 @@ def readout_search(report: KernelReport, inputs, q_tokens, alpha, dens, eps, m, 
     """Per query token: is there a readout table ``g_x(·)`` with error < ε on all its inputs? (exact LP)
 
     Tokens are taken in order with the exact simplex
-    (:func:`certify.kernels.lp.strict_feasibility`) until the first one without a
+    (:func:`certify.linalg.lp.strict_feasibility`) until the first one without a
     readout: everything printed — every token's readout when all have one, or that
     token's Farkas certificate — comes from it, so the output is a function of the data
     alone. After that only the *number* of tokens without a readout is reported, and
-    the remaining tokens are decided by :func:`certify.kernels.lp.decide_feasibility`
+    the remaining tokens are decided by :func:`certify.linalg.lp.decide_feasibility`
     (HiGHS when installed, every answer verified exactly; else the exact simplex). ``by_query``:
     the input indices of each query token, when the caller has them (:func:`certify.kernels.predict.group_by_query`).
     """
@@ -77,7 +77,7 @@ class ReadoutSearch:
 
     def token(self, xq: int, keys, rows, lo, hi, describe) -> None:
         """Decide query token ``xq``'s system; ``describe(k)``: the report entry of its ``k``-th row's input."""
-        from .lp import decide_feasibility, strict_feasibility
+        from ..linalg.lp import decide_feasibility, strict_feasibility
 
         m = self.m
         if self.sub is None:

@@ -32,7 +32,7 @@ from witnesses import Input
 from .blocks import _batched_blocks, _Negatives, _phantom_numerators, _validate_inputs
 from .families import FamilyFormatError, FamilySpec, compact_tokens
 from .jumps import JumpTally
-from .lp import as_fmpq
+from ..linalg.lp import as_fmpq
 from .predict import ErrorTally, query_errors, query_rows
 from .ranks import KernelContradiction, assert_consistent, kernel_ranks
 from .readout import ReadoutSearch, readout_problem

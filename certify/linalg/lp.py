@@ -18,7 +18,7 @@ query token, with coefficients ``a_X(z) = Σ_{j: x_j = z} α(x, z)`` and
   would be positive if every inequality held; the inputs with ``λ_X + ν_X > 0`` form an
   infeasible sub-family.
 
-Both are found by one exact simplex run (``certify.kernels.simplex``: two-phase, Bland's
+Both are found by one exact simplex run (``certify.linalg.simplex``: two-phase, Bland's
 rule, python-flint ``fmpq``, sparse rows) on the certificate LP
 ``min Σ ν u − Σ λ l`` s.t. ``Σ (ν − λ) a = 0``, ``Σ (λ + ν) = 1``, ``λ, ν ≥ 0``,
 whose dual is ``max δ`` s.t. ``l_X + δ ≤ a_X·g ≤ u_X − δ``: the optimum is positive
@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from .simplex import LPError, _frac, _simplex, _sparse_row, as_fmpq, simplex  # noqa: F401 - LPError, as_fmpq, simplex: public here too
+from .simplex import LPError, as_fmpq, as_fraction, simplex, simplex_fmpq, sparse_row  # noqa: F401 - LPError, as_fmpq, simplex: public here too
 
 __all__ = ["LPError", "as_fmpq", "simplex", "Feasibility", "strict_feasibility", "decide_feasibility",
            "highs_available"]
@@ -120,7 +120,7 @@ def strict_feasibility(rows: Sequence[Sequence | Mapping], lo: Sequence, hi: Seq
 
 def _parse(rows, lo, hi, nvar):
     """Rows, bounds and ``nvar`` as sparse ``fmpq`` data (``TypeError`` on inexact numbers)."""
-    a = [_sparse_row(r, f"rows[{i}]") for i, r in enumerate(rows)]
+    a = [sparse_row(r, f"rows[{i}]") for i, r in enumerate(rows)]
     lo_q = [as_fmpq(v, f"lo[{i}]") for i, v in enumerate(lo)]
     hi_q = [as_fmpq(v, f"hi[{i}]") for i, v in enumerate(hi)]
     if not len(a) == len(lo_q) == len(hi_q):
@@ -135,7 +135,7 @@ def _parse(rows, lo, hi, nvar):
 
 def _exact_feasibility(a: list[dict[int, Any]], lo_q: list, hi_q: list, nvar: int,
                        rule: str = "bland") -> Feasibility:
-    """:func:`strict_feasibility` on parsed data (``rule``: the simplex's pivot rule, see :func:`certify.kernels.simplex._simplex`)."""
+    """:func:`strict_feasibility` on parsed data (``rule``: the simplex's pivot rule, see :func:`certify.linalg.simplex._simplex`)."""
     k = len(a)
     # Certificate LP in variables (λ_0..λ_{k−1}, ν_0..ν_{k−1}): row z is Σ_i (ν_i − λ_i) a_i[z] = 0.
     cons: list[dict[int, Any]] = [{} for _ in range(nvar)]
@@ -148,14 +148,14 @@ def _exact_feasibility(a: list[dict[int, Any]], lo_q: list, hi_q: list, nvar: in
     one = fmpq(1)
     cons.append({j: one for j in range(2 * k)})
     b = [fmpq(0)] * nvar + [one]
-    value, y, w = _simplex([-v for v in lo_q] + hi_q, cons, b, rule)
+    value, y, w = simplex_fmpq([-v for v in lo_q] + hi_q, cons, b, rule)
     if value <= 0:
         _verify_farkas(a, lo_q, hi_q, y, nvar)
-        fy = [_frac(v) if v != 0 else Fraction(0) for v in y]
-        return Feasibility(False, _frac(value), lam=tuple(fy[:k]), nu=tuple(fy[k:]))
+        fy = [as_fraction(v) if v != 0 else Fraction(0) for v in y]
+        return Feasibility(False, as_fraction(value), lam=tuple(fy[:k]), nu=tuple(fy[k:]))
     g = w[:nvar]
     _verify_solution(a, lo_q, hi_q, g)
-    return Feasibility(True, _frac(value), solution=tuple(_frac(v) for v in g))
+    return Feasibility(True, as_fraction(value), solution=tuple(as_fraction(v) for v in g))
 
 
 def _verify_farkas(a: list[dict[int, Any]], lo: list, hi: list, y: list, nvar: int) -> None:
@@ -321,7 +321,7 @@ def _highs_readout(a, lo, hi, nvar, y, duals) -> Feasibility | None:
     """The dual ``g = w[:nvar]`` (``Aᵀw ≤ c``: ``lo + w_last/s ≤ a·g ≤ hi − w_last/s``), checked exactly."""
     g = [_exact_float(x) for x in duals[:nvar]]
     slack = _verify_solution(a, lo, hi, g)
-    return Feasibility(True, _frac(slack), solution=tuple(_frac(v) for v in g), method="highs")
+    return Feasibility(True, as_fraction(slack), solution=tuple(as_fraction(v) for v in g), method="highs")
 
 
 def _highs_certificate(a, lo, hi, nvar, y, duals) -> Feasibility | None:

@@ -1,8 +1,8 @@
 """The exact simplex: two-phase, Bland's rule, python-flint ``fmpq``, sparse rows.
 
 :func:`simplex` minimizes ``c·x`` subject to ``A x = b``, ``x ≥ 0``, exactly, and returns an
-optimal dual solution with the optimum. ``certify.kernels.lp`` solves its certificate LP
-with it (:func:`_simplex`, on ``fmpq`` data) and verifies every answer independently.
+optimal dual solution with the optimum. :mod:`certify.linalg.lp` solves its certificate LP
+with it (:func:`simplex_fmpq`, on ``fmpq`` data) and verifies every answer independently.
 
 Rows are sparse: a tableau row is a dict ``{column: nonzero}``, so both the pivots and
 their cost follow the nonzeros, not ``rows × columns``. Exact inputs only: :func:`as_fmpq`
@@ -17,16 +17,16 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-__all__ = ["LPError", "as_fmpq", "simplex"]
+__all__ = ["LPError", "as_fmpq", "as_fraction", "sparse_row", "simplex", "simplex_fmpq"]
 
 
 class LPError(RuntimeError):
     """The solver's answer failed its own exact verification (a bug: exit 3)."""
 
 
-# Raised here and by certify.kernels.lp's verification; its public name is certify.kernels.lp.LPError
+# Raised here and by certify.linalg.lp's verification; its public name is certify.linalg.lp.LPError
 # (re-exported there), which is what tracebacks and pickles keep calling it.
-LPError.__module__ = "certify.kernels.lp"
+LPError.__module__ = "certify.linalg.lp"
 
 
 def as_fmpq(v: Any, name: str = "value"):
@@ -54,11 +54,11 @@ def _flint_types():
     return fmpq, fmpz
 
 
-def _frac(v) -> Fraction:
+def as_fraction(v) -> Fraction:
     return Fraction(int(v.p), int(v.q))
 
 
-def _sparse_row(row: Sequence | Mapping, name: str) -> dict[int, Any]:
+def sparse_row(row: Sequence | Mapping, name: str) -> dict[int, Any]:
     """The nonzeros of a dense or ``{index: value}`` row, as ``fmpq``."""
     items = row.items() if isinstance(row, Mapping) else enumerate(row)
     out = {}
@@ -75,15 +75,15 @@ def simplex(c: Sequence, A: Sequence[Sequence | Mapping], b: Sequence):
     Rows of ``A`` are dense sequences or ``{column: value}`` mappings. Returns
     ``(value, x, w)`` with ``w`` an optimal dual solution (``Aᵀw ≤ c``, ``b·w = value``),
     or raises ``LPError`` if the problem is infeasible or unbounded (the certificate LP
-    of :func:`certify.kernels.lp.strict_feasibility` is neither).
+    of :func:`certify.linalg.lp.strict_feasibility` is neither).
     """
-    value, x, w = _simplex([as_fmpq(v, f"c[{j}]") for j, v in enumerate(c)],
-                           [_sparse_row(r, f"A[{i}]") for i, r in enumerate(A)],
+    value, x, w = simplex_fmpq([as_fmpq(v, f"c[{j}]") for j, v in enumerate(c)],
+                           [sparse_row(r, f"A[{i}]") for i, r in enumerate(A)],
                            [as_fmpq(v, f"b[{i}]") for i, v in enumerate(b)])
-    return _frac(value), [_frac(v) for v in x], [_frac(v) for v in w]
+    return as_fraction(value), [as_fraction(v) for v in x], [as_fraction(v) for v in w]
 
 
-def _simplex(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
+def simplex_fmpq(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
     """:func:`simplex` on ``fmpq`` data with sparse rows; returns ``fmpq`` values.
 
     A tableau row is a dict ``{column: nonzero}``; column ``n + i`` is the artificial of
@@ -103,7 +103,7 @@ def _simplex(c: list, rows: list[dict[int, Any]], b: list, rule: str = "bland"):
 
 
 class _Tableau:
-    """The tableau of :func:`_simplex`: ``A x = b`` with one artificial per row, and its basis.
+    """The tableau of :func:`simplex_fmpq`: ``A x = b`` with one artificial per row, and its basis.
 
     ``rows[i]``: row ``i`` as ``{column: nonzero}``, negated where ``b[i] < 0`` (``sign[i] = −1``)
     so that every right-hand side is ``≥ 0``; ``basis[i]``: the column basic in row ``i``,
