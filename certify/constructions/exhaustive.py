@@ -316,7 +316,7 @@ def domain_kernel_rank(c: Construction) -> tuple[int, list[str]]:
     import numpy as np
     from flint import fmpq_mat, fmpz_mat, nmod_mat
 
-    from ..lemmas.frobenius import factored_rank
+    from ..linalg.rank import factored_rank
 
     if c.m > MAX_RANK_M:
         raise ConstructionInputError(f"--rank needs m ≤ {MAX_RANK_M} (a 2^m × 2^m kernel), not m = {c.m}")

@@ -87,7 +87,7 @@ class KernelReport:
     readout: dict[str, dict[str, str]] | None = None
     infeasible_subfamily: list[dict[str, Any]] | None = None
     infeasible_query_tokens: int = 0
-    kernel_rank_bounds: Any = None  # certify.lemmas.frobenius.RankResult: where each bound came from
+    kernel_rank_bounds: Any = None  # certify.linalg.rank.RankResult: where each bound came from
     stopped_early: dict[str, int] | None = None  # first_failure stopped here: the counts are lower bounds
     all_pairs: dict[str, Any] | None = None  # --all-pairs: α on every pair of the table's tokens (negatives counted)
     failing_count: int | None = None  # streamed families: how many inputs fail (only the first streamed.MAX_LISTED are listed)

@@ -58,7 +58,7 @@ MAX_WORK_OPTION = 10**11  # the most ``check-kernel --max-work`` may allow (the 
 MAX_BLOCK_ENTRIES = 2 * 10**7  # exact_predictions: entries of the α and g blocks of all heads, held at once
 MAX_PREDICTION_TERMS = 2 * 10**7  # several heads: inputs × length × H terms of the predictions
 _ROW_CHUNK = 2**20  # KernelTable._rows converts at most this many entries' pairs at a time
-MAX_RANK_SECONDS = 60  # predicted time to prove the kernel rank's upper bound (frobenius.predicted_upper_seconds)
+MAX_RANK_SECONDS = 60  # predicted time to prove the kernel rank's upper bound (certify.linalg.rank.predicted_upper_seconds)
 LIMITS = {"file bytes (.npz)": MAX_FILE_BYTES, "file bytes (.json)": MAX_JSON_BYTES,
           "decompressed array bytes": MAX_DATA_BYTES, "tokens": MAX_TOKENS, "token bits": MAX_TOKEN_BITS,
           "token characters N·m": MAX_TOKEN_CHARS, "Fortran-order member bytes": MAX_FORTRAN_BYTES,
@@ -209,7 +209,7 @@ class KernelTable:
         The upper bound is not attempted when predicted to take more than
         :data:`MAX_RANK_SECONDS` (``RankResult.exact`` is then false).
         """
-        from ..lemmas.frobenius import factored_matrix_rank, matrix_rank, matrix_rank_of_pairs
+        from ..linalg.rank import factored_matrix_rank, matrix_rank, matrix_rank_of_pairs
 
         if max_seconds is None:  # read at the call: a test may lower the module's limit
             max_seconds = MAX_RANK_SECONDS

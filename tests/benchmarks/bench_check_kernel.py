@@ -72,7 +72,7 @@ def main() -> None:
             print(f"certify check-kernel r64.npz {' '.join(extra):<18} median {statistics.median(walls) * 1000:7.1f} ms "
                   f"(n={len(walls)})  peak RSS {max(r for _, r in runs) / 1024:.1f} MiB")
 
-    from certify.lemmas.frobenius import factored_rank
+    from certify.linalg.rank import factored_rank
 
     rng = np.random.default_rng(1)
     n = 2000

@@ -366,7 +366,7 @@ def rank_limits(d: Path) -> None:
 TRANSPOSE = r"""
 import random, time
 from flint import fmpz_mat
-from certify.lemmas.frobenius import matrix_rank
+from certify.linalg.rank import matrix_rank
 rnd = random.Random(0)
 rows = [[rnd.randrange(10) for _ in range(193)] for _ in range(12000)]
 for r in rows:

@@ -4,7 +4,7 @@ Run: ``python tests/benchmarks/bench_exact_rank.py [--n 2000] [--width 64] [--sk
 
 1. Rank-deficient: the kernel ``P·Kᵀ`` of width 64 with float64 factors, formed exactly
    (entries with 107-bit denominators). Old path: python-flint ``fmpq_mat.rank`` (exact
-   elimination, minutes). New: ``certify.lemmas.frobenius.matrix_rank`` (rank mod p, then
+   elimination, minutes). New: ``certify.linalg.rank.matrix_rank`` (rank mod p, then
    a verified rank factorization): as it chooses (``auto``: a small factorization found by
    lattice reduction), and forced to the plain factorization checked modulo many primes
    (``modular``, the first version of the new path). Then the same for a kernel of
@@ -26,7 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from certify.lemmas import frobenius as F  # noqa: E402
+from certify.linalg import rank as F  # noqa: E402
 
 
 def qmat(A):

@@ -117,7 +117,7 @@ def exact_cases() -> dict:
     cases["bounds --m 10 --length 40 --heads 2 --degree 2 --s 3 --json"] = lambda: _cli(
         "bounds", "--m", "10", "--length", "40", "--heads", "2", "--degree", "2", "--s", "3", "--json")
     cases["exact LP (certify.kernels.lp)"] = _lp_case  # moved to certify.linalg.lp; the case keeps its name
-    cases["matrix_rank and factored_rank (certify.lemmas.frobenius)"] = _rank_case
+    cases["matrix_rank and factored_rank (certify.lemmas.frobenius)"] = _rank_case  # now certify.linalg.rank
     return cases
 
 
@@ -158,7 +158,7 @@ def _lp_case() -> dict:
 def _rank_case() -> dict:
     import random
 
-    from certify.lemmas.frobenius import matrix_rank
+    from certify.linalg.rank import matrix_rank
 
     rng = random.Random(7)
     out = []
