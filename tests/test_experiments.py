@@ -487,7 +487,7 @@ def test_a_diverged_run_is_a_result_reported_everywhere_not_exit_3(tmp_path, com
 
 def test_first_nonfinite_names_the_entry():
     np = pytest.importorskip("numpy")
-    from certify.kernels.diverged import first_nonfinite
+    from certify.training.diverged import first_nonfinite
 
     assert first_nonfinite({"tokens": np.array(["01"]), "phi_q": np.ones((2, 3)), "heads": np.array([1, 2])}) is None
     assert first_nonfinite({"phi_q": np.ones((2, 3)), "phi_k": np.array([[1.0, np.inf]])}) == "phi_k[0, 1] is inf"

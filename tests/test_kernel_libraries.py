@@ -138,7 +138,7 @@ def test_delta_makes_a_zero_denominator_positive_and_enters_the_readout_search()
 
 
 def test_delta_readout_found_by_the_lp_is_verified_with_its_phantom_value():
-    from certify.kernels.training import construction_report  # noqa: F401  (the A.1 construction's table)
+    from certify.training import construction_report  # noqa: F401  (the A.1 construction's table)
     from certify.constructions.one_hot import one_hot_table
 
     t = one_hot_table(SMALL)

@@ -35,7 +35,7 @@ def _params(cell):
 
 @pytest.mark.parametrize("cell", CELLS, ids=[c["name"] for c in CELLS])
 def test_each_committed_document_is_what_its_printed_command_asks_for(cell):
-    from certify.kernels.training import parse_seeds
+    from certify.training import parse_seeds
 
     doc = json.loads(open(cell["json"], encoding="utf-8").read())
     p, c = _params(cell), doc["config"]

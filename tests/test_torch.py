@@ -166,7 +166,7 @@ def test_train_elu1_from_the_command_line_checks_every_table_exactly(tmp_path):
 
 @pytest.mark.parametrize("fmap", ["elu1", "exp", "relu", "favor"])
 def test_every_built_in_feature_map_is_a_positive_function_of_the_bits(fmap):
-    from certify.kernels import training as T
+    from certify import training as T
 
     fam = load_family(SMALL)
     arrays = T.family_arrays(fam)
@@ -191,7 +191,7 @@ def test_train_with_a_user_factory(tmp_path):
     ok = _train("--feature-map", "mymaps:make", "--ranks", "4", "--out", str(tmp_path / "o"), cwd=str(tmp_path))
     assert ok.returncode == 0, ok.stderr
     assert "φ_Q, φ_K from the factory mymaps:make" in ok.stdout
-    from certify.kernels import training as T
+    from certify import training as T
 
     fam = load_family(SMALL)
     os.chdir(tmp_path)  # as the command line imports it: from the current directory
@@ -225,8 +225,8 @@ def test_train_records_a_diverged_run_and_goes_on(tmp_path):
     assert doc["summary"] == [{"rank": 4, "seeds": [0, 1], "mean_max_error": None, "mean_max_error_decimal": None,
                                "solving": 0, "runs": 2, "readout_exists": 0, "diverged": 2}]
     assert not list((tmp_path / "o").glob("*.npz")) and (tmp_path / "p.png").stat().st_size > 0
-    from certify.kernels import training as T
-    from certify.kernels.training_report import render_text
+    from certify import training as T
+    from certify.training.report import render_text
 
     fam = load_family(SMALL)
     runs = [T.RunResult(4, s, "", float("nan"), float("nan"), 0.5, None, diverged=r["diverged"])

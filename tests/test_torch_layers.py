@@ -449,7 +449,7 @@ def test_train_reports_a_denominator_that_vanishes_after_the_last_step_per_run(t
 @pytest.mark.parametrize("text, ok", [("1e-400", False), ("1e308", True), ("1.7e308", True), ("1e309", False),
                                       ("-0", True)])
 def test_train_delta_must_be_a_float64_it_can_train_with(tmp_path, text, ok):
-    from certify.kernels.training import parse_delta
+    from certify.training import parse_delta
 
     if ok:
         assert Fraction(parse_delta(text)) == Fraction(text)

@@ -11,7 +11,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certify.kernels import training as T
+from certify import training as T
+from certify.training import runs as TR
 from certify.kernels.audit import check_kernel, load_family
 from certify.kernels.table import load_table
 
@@ -156,7 +157,7 @@ def test_checker_and_other_commands_work_without_torch(tmp_path):
 
 
 def test_a_family_with_too_many_tokens_is_refused_before_any_training(monkeypatch):
-    monkeypatch.setattr(T, "MAX_TOKENS", 3)
+    monkeypatch.setattr(TR, "MAX_TOKENS", 3)  # the module that owns the limit
     with pytest.raises(T.TrainingInputError, match="distinct tokens"):
         T.family_arrays(SMALL)
 
@@ -165,9 +166,9 @@ def test_a_full_batch_step_over_the_limit_is_refused_before_any_training(monkeyp
     """Issue 18: a 300,000-input family took 231 s and 941 MB for one step; the size is inputs × length × rank."""
     B, L = len(SMALL.inputs), max(len(X.tokens) for X in SMALL.inputs)
     T.check_training_size(SMALL, T.TrainConfig(ranks=(4,)))  # within the limit: nothing
-    monkeypatch.setattr(T, "MAX_STEP_ENTRIES", B * L * 4 - 1)
+    monkeypatch.setattr(TR, "MAX_STEP_ENTRIES", B * L * 4 - 1)
     with pytest.raises(T.TrainingInputError, match=f"{B:,} inputs × {L} tokens × rank 4 = {B * L * 4:,}"):
         T.check_training_size(SMALL, T.TrainConfig(ranks=(2, 4)))
-    monkeypatch.setattr(T, "train_head", lambda *a, **k: pytest.fail("trained although refused"))
+    monkeypatch.setattr(TR, "train_head", lambda *a, **k: pytest.fail("trained although refused"))
     with pytest.raises(T.TrainingInputError):
         T.run_experiment(SMALL, T.TrainConfig(ranks=(4,), seeds=(0,), steps=1), "/nonexistent/never-made")

@@ -99,7 +99,7 @@ def _prepare(o, pairs, max_rank, value_dim):
     from ..experiments.protocol import build_splits, check_sizes, split_texts, write_splits
     from ..experiments.splits import SplitMalformed, check_split_file
     from ..experiments.tasks import SplitError
-    from ..kernels.training import TrainingUnavailable, require_torch
+    from ..training import TrainingUnavailable, require_torch
 
     if o["plot"]:
         try:
@@ -178,7 +178,7 @@ def _execute(o, what: str, cfg, plan, splits, paths, spec) -> int:
     """Train, export and score every run of ``plan``; then the plot, ``results.json`` and the output."""
     from ..experiments import protocol as P
     from ..experiments import report as Rp
-    from ..kernels.training import environment
+    from ..training import environment
 
     on_run = _progress(len(plan), what)
     runs = _run_errors(lambda: P.execute(plan, splits, spec, o["out_dir"], on_run))
@@ -203,7 +203,7 @@ def _train_spec(o, steps, value_dim):
 
 def _run_errors(fn):
     from ..kernels.table import TableFormatError
-    from ..kernels.training import TrainingInputError, TrainingUnavailable
+    from ..training import TrainingInputError, TrainingUnavailable
 
     try:
         return fn()
@@ -236,7 +236,7 @@ def capacity_cmd(settings, ranks, steps, draw, value_dim, preset, **o) -> int:
     """§6.2: feature capacity on held-out inputs, exact-sequence accuracy of every trained table."""
     from ..experiments import protocol as P
     from ..experiments.tasks import Setting
-    from ..kernels.training import parse_ranks, parse_seeds
+    from ..training import parse_ranks, parse_seeds
 
     if preset:
         steps = apply_preset(click.get_current_context(), preset, dict(o, steps=steps)).pop("steps")
@@ -282,13 +282,13 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
     """§6.3: a fixed feature budget split among H heads, matched parameters and minibatches, scored exactly."""
     from ..experiments import protocol as P
     from ..experiments.tasks import Setting
-    from ..kernels.training import _int_list, parse_seeds
+    from ..training import int_list, parse_seeds
 
     try:
         cfg = P.HeadsConfig(setting=Setting.parse(setting, o["distance"], o["layout"]),
-                            budgets=_int_list(budgets, "--budgets", 1, 1024, "budget"),
-                            heads=_int_list(heads, "--heads", 1, 64, "head count"), seeds=parse_seeds(o["seeds"]),
-                            steps=steps, draws=_int_list(draws, "--draws", 0, 2**32 - 1, "draw"),
+                            budgets=int_list(budgets, "--budgets", 1, 1024, "budget"),
+                            heads=int_list(heads, "--heads", 1, 64, "head count"), seeds=parse_seeds(o["seeds"]),
+                            steps=steps, draws=int_list(draws, "--draws", 0, 2**32 - 1, "draw"),
                             split=_split_config(o), batch=o["batch"], lr=_lr(o["lr"]), value_width=value_width,
                             eval_every=o["eval_every"], dense=not o["no_dense"], feature_map=o["feature_map"],
                             layout=o["layout"])

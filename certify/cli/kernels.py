@@ -93,11 +93,11 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_
     Needs PyTorch (pip install '.[train]' from the checkout). A run diverges when its loss or a trained
     entry is not finite: it is reported, has no table, and the command goes on.
     """
-    from ..kernels import training as T
+    from .. import training as T
     from ..kernels.audit import FamilyFormatError, KernelContradiction, load_family, require_explicit
     from ..linalg import LPError
     from ..kernels.table import TableFormatError
-    from ..kernels.training_report import plot_results, render_text, to_json
+    from ..training.report import plot_results, render_text, to_json
     from ..bounds.plot import PlotUnavailable
     from ..check import Progress
 

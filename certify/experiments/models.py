@@ -8,7 +8,7 @@ A model has ``H`` heads and sees a sequence of ``n`` tokens ``x ∈ {0,1}^m`` (n
   ``R``, split into ``H`` heads of ``R/H`` columns: ``α_h(x, z) = ⟨φ_Q,h(x), φ_K,h(z)⟩ > 0``
   (``--feature-map``: ``elu(u) + 1``, ``exp(u)``, ``relu(u) + 2⁻¹⁰`` of ``u = W x̃`` instead, or
   FAVOR+ ``exp(Ω u − |u|²/2)/√R`` with ``u = W x̃`` of width ``m + 1`` and ``Ω`` (``R × (m + 1)``,
-  ``N(0, 1)``) fixed by the run's seed: :data:`certify.kernels.training.FEATURE_MAPS`);
+  ``N(0, 1)``) fixed by the run's seed: :data:`certify.training.FEATURE_MAPS`);
   the *dense* reference has one head with ``α(x, z) = exp(⟨W_Q x̃, W_K x̃⟩)`` (softmax);
 * values ``v(z) = W_V z̃`` of width ``D`` (``d_v``), split into ``H`` heads of ``D/H``;
 * the head outputs ``o_h(x_i) = Σ_j α_h(x_i, x_j) v_h(x_j) / Σ_j α_h(x_i, x_j)`` and a
@@ -54,12 +54,12 @@ class TrainSpec:
     feature_map: str = "softplus"  # MAPS: the positive map applied to W x̃ (the dense reference ignores it)
 
 
-#: The positive feature maps of ``--feature-map`` (names of :data:`certify.kernels.training.FEATURE_MAPS`).
+#: The positive feature maps of ``--feature-map`` (names of :data:`certify.training.FEATURE_MAPS`).
 MAPS = ("softplus", "elu1", "exp", "relu", "favor")
 
 
 def _torch():
-    from ..kernels.training import _torch as get
+    from ..training import import_torch as get
 
     return get()
 
@@ -98,7 +98,7 @@ class _Params:
         return self._map(Xt @ self.WQ.T), self._map(Xt @ self.WK.T)
 
     def _map(self, u):
-        from ..kernels.training import positive_map
+        from ..training import positive_map
 
         return positive_map(self.spec.feature_map, u, self.omega, self.spec.rank)
 

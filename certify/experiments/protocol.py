@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..check import format_rational
-from ..kernels.diverged import finite_or_none, first_nonfinite
+from ..training.diverged import finite_or_none, first_nonfinite
 from ..kernels.predict import exact_predictions
 from ..kernels.table import KernelTable, load_table, npz_bytes
 from ..outputs import write_atomic
@@ -114,7 +114,7 @@ class Run:
     float_accuracy: dict[str, float] = field(default_factory=dict)
     float_loss: dict[str, float] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
-    diverged: str | None = None  # its first non-finite trained entry (certify.kernels.diverged): no table, 0 correct
+    diverged: str | None = None  # its first non-finite trained entry (certify.training.diverged): no table, 0 correct
 
     @property
     def dense(self) -> bool:

@@ -70,7 +70,7 @@ def _disagree(runs: list[Run]) -> int:
 
 
 def _diverged_lines(runs: list[Run]) -> list[str]:
-    """A diverged run (certify.kernels.diverged): named with its first non-finite entry; it counts as 0 correct."""
+    """A diverged run (certify.training.diverged): named with its first non-finite entry; it counts as 0 correct."""
     bad = [r for r in runs if r.diverged is not None]
     if not bad:
         return []

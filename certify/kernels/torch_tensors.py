@@ -22,7 +22,7 @@ from ..certificates.compact import MAX_EXPAND_INPUTS as MAX_TENSOR_INPUTS  # noq
 
 
 def _torch():
-    from .training import _torch as need
+    from ..training import import_torch as need
 
     return need()
 

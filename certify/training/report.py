@@ -1,6 +1,6 @@
 """Text, JSON and plot of a ``certify train`` experiment (presentation only; docs/experiments.md).
 
-The numbers come from :mod:`certify.kernels.training`; this module lays them out and sums them up per rank (:func:`summarize`).
+The numbers come from :mod:`certify.training.runs`; this module lays them out and sums them up per rank (:func:`summarize`).
 
 >>> row_verdict(True, None), row_verdict(False, True), row_verdict(False, False)
 ('yes', 'no (some readout exists)', 'no (no readout exists)')
@@ -11,8 +11,9 @@ from fractions import Fraction
 from typing import Any
 
 from ..check import format_rational
-from .audit import FamilySpec, KernelReport
-from .training import RunResult, TrainConfig
+from ..kernels.audit import FamilySpec, KernelReport
+from .options import TrainConfig
+from .runs import RunResult
 
 __all__ = ["row_verdict", "summarize", "render_text", "to_json", "plot_results"]
 

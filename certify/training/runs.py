@@ -1,36 +1,10 @@
 """Train one-head positive-feature models on a witness family and check each table exactly (§6.1).
 
-The §6.1 experiment of the paper, made repeatable: for each feature rank ``r`` and seed,
-train the model class of §6.1 on the family's inputs with their Min-IP targets, export
-the trained head as a kernel table (docs/kernel-table-format.md), and give it to the
-same exact check as ``certify check-kernel`` (:func:`certify.kernels.audit.check_kernel`):
-exact predictions and maximum error, jump inequalities, exact kernel rank, and — when
-the trained readout fails — whether *any* readout would make this kernel solve the family
-(exact LP). The float training loss is reported next to the exact verdict.
-
-The model (docs/math.md §2, §10), one parameter row per token of the family:
-
-* ``φ_Q(x) = softplus(θ_Q[x])``, ``φ_K(z) = softplus(θ_K[z])`` — positive query/key
-  tables of width ``r``, so ``α(x, z) = ⟨φ_Q(x), φ_K(z)⟩ > 0``;
-* one-hot tokenwise values and a query-dependent affine readout, i.e. an arbitrary
-  table ``g_x(z) = β[x] + w[x, z]`` (``beta``: ``N``, ``w``: ``N × N``);
-* prediction ``t̂ = Σ_j α(x, x_j) g_x(x_j) / Σ_j α(x, x_j)`` at the queried position.
-
-Training: full batch, mean squared error, Adam (learning rate 0.05), ``θ ~ N(0, 1)``,
-``β = w = 0`` at the start, float64 throughout. Determinism: Python ``random``, numpy and
-torch are seeded with the run's seed, ``torch.use_deterministic_algorithms(True)`` and one
-torch thread, so a seed gives byte-identical arrays.
-
-PyTorch is an optional extra (``pip install '.[train]'`` from the checkout); it is imported only
-inside the functions that train, never by the rest of ``certify``:
-
->>> import certify.kernels.training as T
->>> T.parse_ranks("4,8,9"), T.parse_seeds("0-2,7")
-((4, 8, 9), (0, 1, 2, 7))
->>> T.parse_ranks("0")
-Traceback (most recent call last):
-...
-ValueError: --ranks: each rank must be an integer from 1 to 1024, not '0'
+For each feature rank ``r`` and seed: train the model class of §6.1 on the family's inputs
+with their Min-IP targets, export the trained head as a kernel table
+(docs/kernel-table-format.md), and give it to the same exact check as ``certify
+check-kernel`` (:func:`certify.kernels.audit.check_kernel`). The model, the training and
+its determinism: :mod:`certify.training`.
 """
 from __future__ import annotations
 
@@ -44,80 +18,22 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..check import format_rational
-from .audit import FamilySpec, KernelReport, check_kernel
+from ..kernels.audit import FamilySpec, KernelReport, check_kernel
+from ..kernels.table import load_table
 from .diverged import finite_or_none, first_nonfinite
-from .table import load_table
+from .maps import feature_maps
+from .options import TrainConfig, TrainingInputError, import_torch
 
-__all__ = [
-    "TORCH_HINT",
-    "TrainingUnavailable",
-    "TrainingInputError",
-    "TrainConfig",
-    "RunResult",
-    "parse_ranks",
-    "parse_seeds",
-    "family_arrays",
-    "train_head",
-    "export_table",
-    "construction_report",
-    "run_experiment",
-]
+__all__ = ["MAX_TOKENS", "FLOAT_AGREEMENT", "MAX_STEP_ENTRIES", "RunResult", "check_training_size", "family_arrays", "train_head", "export_table", "construction_report", "run_experiment", "environment"]
 
-TORCH_HINT = ("certify train needs PyTorch (any torch >= 2.0): from the checkout, pip install '.[train]'; "
-              "for the CPU-only build install it first, e.g. pip install torch==2.13.0 (README, Dependencies)")
-MAX_RANK = 1024
-MAX_STEPS = 1_000_000
 #: The one-hot readout has N² parameters (with Adam's state, 32 bytes each): at most
 #: 5,000 distinct tokens keeps one run under 1 GiB.
 MAX_TOKENS = 5000
+
+
 #: Largest |float prediction − exact prediction| the float64 model may show on a table it
 #: exported (docs/experiments.md): three-term normalized sums lose far less than this.
 FLOAT_AGREEMENT = 1e-9
-
-
-class TrainingUnavailable(RuntimeError):
-    """PyTorch is not installed (``certify train`` exits 2 with :data:`TORCH_HINT`)."""
-
-
-class TrainingInputError(ValueError):
-    """The family cannot be trained on (too many tokens); exit 2."""
-
-
-#: ``--feature-map`` built-ins: how ``φ_Q`` and ``φ_K`` are made (docs/experiments.md, "Feature maps").
-#: ``softplus`` is a free table per token; the others are functions of the token's bits through a
-#: learned linear map ``x ↦ Wx + b`` (``m → r``; FAVOR+: ``m → m``, then fixed random features).
-FEATURE_MAPS = {
-    "softplus": "φ = softplus(θ[x]), a free N × r table (§6.1)",
-    "elu1": "φ(x) = elu(Wx + b) + 1",
-    "exp": "φ(x) = exp(Wx + b)",
-    "relu": "φ(x) = relu(Wx + b) + 2⁻¹⁰",
-    "favor": "φ(x) = exp(Ω(Wx + b) − |Wx + b|²/2)/√r, FAVOR+ positive random features, Ω ~ N(0, 1) fixed by the seed",
-}
-RELU_EPS = 2.0**-10
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """What to train: ranks, seeds, steps, the optimizer's learning rate and the feature map (§6.1 defaults)."""
-
-    ranks: tuple[int, ...] = (4, 8, 9, 12, 15, 32)
-    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
-    steps: int = 2000
-    lr: str = "0.05"  # a decimal string: a training setting, never part of a check
-    feature_map: str = "softplus"  # a FEATURE_MAPS name or "module:attr" (a factory (m, r, seed) → (phi_q, phi_k))
-    delta: str = "0"  # the denominator constant δ as typed (--delta); training and the table use float(δ), exactly
-
-    @property
-    def delta_float(self) -> float:
-        """``δ`` as the float64 the head is trained with; the exported table holds exactly this number."""
-        return float(Fraction(self.delta))
-
-    def describe(self) -> str:
-        fmap = FEATURE_MAPS.get(self.feature_map, f"φ_Q, φ_K from the factory {self.feature_map}")
-        init = "θ ~ N(0, 1), " if self.feature_map == "softplus" else ""
-        den = f", δ = {self.delta} in the denominator (as a float64)" if Fraction(self.delta) else ""
-        return (f"{self.steps:,} full-batch steps, Adam (lr {self.lr}), mean squared error, "
-                f"{fmap}{den}, {init}β = w = 0 at start, float64, 1 torch thread")
 
 
 @dataclass
@@ -155,77 +71,6 @@ class RunResult:
                     failing_inputs=len(r.failing_inputs), jump_violations=len(r.jump_violations),
                     kernel_rank=r.kernel_rank, certificate_matrix_rank=r.certificate_matrix_rank,
                     readout_exists=r.readout_exists)
-
-
-# --------------------------------------------------------------------------- options
-
-
-def _int_list(text: str, name: str, lo: int, hi: int, what: str) -> tuple[int, ...]:
-    out: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        bounds = part.split("-") if name == "--seeds" else [part]
-        try:
-            if len(bounds) == 1:
-                vals = [int(bounds[0])]
-            elif len(bounds) == 2:
-                a, b = int(bounds[0]), int(bounds[1])
-                if b < a or b - a > 1000:
-                    raise ValueError
-                vals = list(range(a, b + 1))
-            else:
-                raise ValueError
-        except ValueError:
-            raise ValueError(f"{name}: each {what} must be an integer from {lo} to {hi}, not {part!r}") from None
-        for v in vals:
-            if not lo <= v <= hi:
-                raise ValueError(f"{name}: each {what} must be an integer from {lo} to {hi}, not {part!r}")
-            if v not in out:
-                out.append(v)
-    if not out or len(out) > 64:
-        raise ValueError(f"{name}: give between 1 and 64 values, not {len(out)}")
-    return tuple(out)
-
-
-def parse_ranks(text: str) -> tuple[int, ...]:
-    """``"4,8,9"`` → ``(4, 8, 9)``; each rank in ``1 … 1024`` (``ValueError`` otherwise)."""
-    return _int_list(text, "--ranks", 1, MAX_RANK, "rank")
-
-
-def parse_feature_map(text: str) -> str:
-    """A :data:`FEATURE_MAPS` name, or ``module:attr`` (imported only when training starts)."""
-    import re
-
-    if text in FEATURE_MAPS or re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", text or ""):
-        return text
-    raise ValueError(f"--feature-map: {text[:60]!r} is neither a built-in ({', '.join(FEATURE_MAPS)}) nor module:attr")
-
-
-def parse_delta(text: str) -> str:
-    """``--delta``: a number ``≥ 0`` (``p/q`` or a decimal, read exactly, at most 40 characters) that a float64 holds.
-
-    Returns it in lowest terms as text (``"1/1000000"``); ``ValueError`` otherwise.
-    """
-    from .audit import parse_tolerance
-
-    value = parse_tolerance(text, "--delta")
-    try:
-        as_float = float(value)
-    except OverflowError:
-        as_float = math.inf
-    if not math.isfinite(as_float):
-        raise ValueError(f"--delta: {text[:40]!r} is beyond a float64's range")
-    if value and as_float == 0:
-        raise ValueError(f"--delta: {text[:40]!r} is too small for a float64 (it would train with δ = 0)")
-    return str(value)
-
-
-def parse_seeds(text: str) -> tuple[int, ...]:
-    """``"0-4"`` or ``"0,3,7"`` → a tuple of seeds in ``0 … 2³² − 1``."""
-    return _int_list(text, "--seeds", 0, 2**32 - 1, "seed")
-
-
-# --------------------------------------------------------------------------- data
 
 
 #: One full-batch step holds a few tensors of ``inputs × length × r`` float64 entries (the gathered
@@ -277,86 +122,6 @@ def family_arrays(family: FamilySpec) -> dict[str, Any]:
     return {"tokens": tokens, "idx": idx, "mask": mask, "query": query, "target": target}
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:
-        raise TrainingUnavailable(TORCH_HINT) from None
-    return torch
-
-
-def require_torch() -> None:
-    """:class:`TrainingUnavailable` unless PyTorch is found (not imported, ≈ 1.5 s: :func:`_torch` does that later)."""
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        raise TrainingUnavailable(TORCH_HINT)
-
-
-# --------------------------------------------------------------------------- training
-
-
-def positive_map(name: str, h, omega=None, rank: int | None = None):
-    """The built-in map ``name`` of :data:`FEATURE_MAPS` applied to ``h = W x + b`` (a torch tensor, last axis the
-    features); ``favor`` needs its fixed ``omega`` (``rank × width of h``) and ``rank``. Shared by ``certify train``
-    and ``certify experiment --feature-map``."""
-    torch = _torch()
-    if name == "softplus":
-        return torch.nn.functional.softplus(h)
-    if name == "elu1":
-        return torch.nn.functional.elu(h) + 1
-    if name == "exp":
-        return torch.exp(h)
-    if name == "relu":
-        return torch.relu(h) + RELU_EPS
-    if name == "favor":
-        return torch.exp(h @ omega.T - (h * h).sum(-1, keepdim=True) / 2) / math.sqrt(rank)
-    raise ValueError(f"--feature-map {name!r}: expected one of {', '.join(FEATURE_MAPS)}")
-
-
-def feature_maps(name: str, m: int, rank: int, seed: int):
-    """``(phi_q, phi_k)`` torch modules of a built-in feature map or a ``module:attr`` factory, float64, seeded.
-
-    A factory is called as ``factory(m, r, seed)`` and returns two modules (or callables
-    with parameters) mapping ``(N, m)`` 0/1 float64 tokens to ``(N, r)`` features.
-    ``TrainingInputError`` for an unknown name, an unimportable factory or a wrong shape.
-    """
-    torch = _torch()
-    if name in FEATURE_MAPS and name != "softplus":
-        gen = torch.Generator().manual_seed(seed)
-        omega = torch.randn(rank, m, generator=gen, dtype=torch.float64)  # FAVOR+: fixed, not trained
-
-        class Map(torch.nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.lin = torch.nn.Linear(m, m if name == "favor" else rank, dtype=torch.float64)
-
-            def forward(self, x):
-                return positive_map(name, self.lin(x), omega, rank)
-
-        return Map(), Map()
-    if ":" not in name:
-        raise TrainingInputError(f"--feature-map: {name!r} is neither a built-in ({', '.join(FEATURE_MAPS)}) "
-                                 "nor module:attr")
-    import importlib
-
-    mod, _, attr = name.partition(":")
-    import sys
-
-    added = os.getcwd() not in sys.path
-    if added:  # as `python -m` would: a module in the current directory (or on PYTHONPATH)
-        sys.path.insert(0, os.getcwd())
-    try:
-        factory = getattr(importlib.import_module(mod), attr)
-        pq, pk = factory(m, rank, seed)
-    except Exception as exc:  # user code: any failure is bad input, named
-        raise TrainingInputError(f"--feature-map {name}: {type(exc).__name__}: {str(exc)[:200]}") from None
-    finally:
-        if added:
-            sys.path.remove(os.getcwd())
-    return pq, pk
-
-
 def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str = "0.05",
                feature_map: str = "softplus", m: int | None = None, delta: float = 0.0) -> dict[str, Any]:
     """Train one head (the module docstring's model and optimizer); return its float64 arrays and figures.
@@ -371,7 +136,7 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
     """
     import numpy as np
 
-    torch = _torch()
+    torch = import_torch()
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
@@ -438,7 +203,7 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
 
 def _diverged_reason(loss: float, step: int, denominators: Callable, delta: float) -> str:
     """Why a run stopped: the loss, the step and, if there is one, the first input whose denominator is 0."""
-    torch = _torch()
+    torch = import_torch()
     with torch.no_grad():
         den = denominators().sum(1) + delta
     zero = torch.nonzero(den == 0)
@@ -449,7 +214,7 @@ def _diverged_reason(loss: float, step: int, denominators: Callable, delta: floa
 
 
 def _features(fn, X, rank: int, name: str):
-    torch = _torch()
+    torch = import_torch()
     try:
         out = fn(X)
     except Exception as exc:  # user code
@@ -464,7 +229,7 @@ def export_table(path: str, tokens: list[int], m: int, head: dict[str, Any], not
     """Write a trained head as a kernel table (``.npz``, docs/kernel-table-format.md); floats are kept as they are."""
     import numpy as np
 
-    from .table import npz_bytes
+    from ..kernels.table import npz_bytes
 
     fields = {"tokens": np.array([format(z, f"0{m}b")[::-1] for z in tokens]), "phi_q": head["phi_q"],
               "phi_k": head["phi_k"], "beta": head["beta"], "w": head["w"]}
@@ -486,7 +251,7 @@ def construction_report(family: FamilySpec) -> KernelReport:
     import json
     import math
 
-    from .table import loads_json
+    from ..kernels.table import loads_json
 
     m, eps = family.m, family.error
     n = max(len(X.tokens) for X in family.inputs)
@@ -526,7 +291,7 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
     KernelContradiction
         A table solves the family below the certified bound (a bug; exit 3).
     """
-    _torch()
+    import_torch()
     check_training_size(family, config)
     arrays = family_arrays(family)
     os.makedirs(out_dir, exist_ok=True)
@@ -562,6 +327,6 @@ def environment() -> dict[str, Any]:
     """Versions that determine the trained bits: Python, numpy, torch, platform."""
     import numpy as np
 
-    torch = _torch()
+    torch = import_torch()
     return {"python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
             "machine": platform.machine(), "torch_threads": 1}
