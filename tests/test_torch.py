@@ -13,6 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from certify import torch as ct  # noqa: E402
+from certify.torch.fit import predict_tensors  # noqa: E402 - the module that owns it
+from certify.torch.tensors import as_array  # noqa: E402
 from certify.kernels.audit import check_kernel, load_family  # noqa: E402
 from certify.kernels.table import load_table  # noqa: E402
 
@@ -134,7 +136,7 @@ def test_fit_lowers_the_loss_and_is_deterministic():
     for _ in range(2):
         pq, pk, v, ro = _head(seed=3)
         with torch.no_grad():
-            before = float(((ct._predict(pq, pk, v, ro, *_tensors()) - ct.family_tensors(SMALL).targets) ** 2).mean())
+            before = float(((predict_tensors(pq, pk, v, ro, *_tensors()) - ct.family_tensors(SMALL).targets) ** 2).mean())
         losses.append(ct.fit(pq, pk, v, ro, family=SMALL, steps=60, lr=0.05, seed=3))
     assert losses[0] == losses[1] and losses[0] < before
 
@@ -242,7 +244,7 @@ def test_train_refuses_a_feature_map_that_is_no_name():
 
 def test_to_numpy_helper_keeps_float64_bits():
     x = torch.tensor([[0.1, 1e-300]], dtype=torch.float64)
-    assert np.array_equal(ct._as_array(x, "x", 1, 2), x.numpy())
+    assert np.array_equal(as_array(x, "x", 1, 2), x.numpy())
 
 
 # --------------------------------------------------------------------------- an optional library (skipped without it)

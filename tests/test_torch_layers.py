@@ -167,7 +167,7 @@ def test_predict_is_the_exact_prediction_in_float():
     q, k, v, ro = _two_heads(dtype=torch.float64)
     fam = load_family(SMALL)
     got = ct.predict(q, k, values=v, readout=ro, family=fam, delta=0.25)
-    from certify.kernels.torch_table import head_table
+    from certify.torch.table import head_table
 
     table, _, _ = head_table(q, k, v, ro, fam, 0.25, None, None)
     exact = exact_predictions(table, fam.inputs, fam.m)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..check import format_rational
-from .report import _bits, _decimal, _frac
+from .report import _bits, decimal_text, _frac
 from .table import KernelTable, TableFormatError
 
 __all__ = ["PHANTOM", "RowBatches", "batch_rows"]
@@ -208,7 +208,7 @@ class _Negatives:
 
         def value(v) -> str:  # exact when short, else its decimal
             exact = format_rational(_frac(v))
-            return f"= {exact}" if len(exact) <= 24 else f"≈ {_decimal(_frac(v))}"
+            return f"= {exact}" if len(exact) <= 24 else f"≈ {decimal_text(_frac(v))}"
 
         x0, z0, a0, i0 = self.first[0]
         text = f"α({_bits(x0, m)}, {_bits(z0, m)}) {value(a0)} < 0 on a pair used by family.inputs[{i0}]"

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..check import format_rational
 from ..lemmas.domination import domination_factor
-from .report import _bits, _decimal, _frac
+from .report import _bits, decimal_text, _frac
 
 __all__ = ["JumpTally"]
 
@@ -45,5 +45,5 @@ class JumpTally:
             self.violations.append({
                 "index": index, "x": _bits(x, m), "y": _bits(y, m), "z": _bits(z, m), "gap": d,
                 "factor": format_rational(mu[0]), "alpha_xy": format_rational(fxy), "alpha_xz": format_rational(fxz),
-                "alpha_xy_decimal": _decimal(fxy), "alpha_xz_decimal": _decimal(fxz)})
+                "alpha_xy_decimal": decimal_text(fxy), "alpha_xz_decimal": decimal_text(fxz)})
         return True

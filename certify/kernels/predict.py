@@ -33,7 +33,7 @@ from witnesses import Input
 
 from ..check import format_rational
 from .blocks import PHANTOM
-from .report import _bits, _decimal
+from .report import _bits, decimal_text
 from .table import MAX_BLOCK_ENTRIES, MAX_PREDICTION_TERMS, KernelTable, TableFormatError
 
 __all__ = ["exact_predictions", "token_positions", "group_by_query", "query_rows", "query_errors", "ErrorTally", "MAX_SCALE_BITS"]
@@ -113,7 +113,7 @@ class ErrorTally:
             self.count += 1
             if self.cap is None or len(self.failing) < self.cap:
                 pf = Fraction(N, D)
-                self.failing.append(dict(describe(), prediction=format_rational(pf), prediction_decimal=_decimal(pf),
+                self.failing.append(dict(describe(), prediction=format_rational(pf), prediction_decimal=decimal_text(pf),
                                          error=format_rational(Fraction(diff, D))))
 
     @property

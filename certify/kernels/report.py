@@ -3,7 +3,7 @@
 Every earlier stage writes its findings into one :class:`KernelReport` (made by
 :func:`_new_report` from the table and the family); ``text()`` is what ``certify
 check-kernel`` prints and ``to_json()`` what ``--json`` prints (docs/kernel-table-format.md).
-Numbers are exact (``p/q``) with a six-digit decimal for people (:func:`_decimal`).
+Numbers are exact (``p/q``) with a six-digit decimal for people (:func:`decimal_text`).
 """
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ def _bits(x: int, m: int) -> str:
     return format(x, f"0{m}b")[::-1]
 
 
-def _decimal(q: Fraction) -> str:
+def decimal_text(q: Fraction) -> str:
     """Six significant digits, for people; exact integer arithmetic where a float would lose them.
 
-    >>> _decimal(Fraction(1, 3)), _decimal(Fraction(10**400, 3)), _decimal(Fraction(-123456789, 10**330))
+    >>> decimal_text(Fraction(1, 3)), decimal_text(Fraction(10**400, 3)), decimal_text(Fraction(-123456789, 10**330))
     ('0.333333', '3.33333e+399', '-1.23457e-322')
     """
     q = Fraction(q)
@@ -147,7 +147,7 @@ class KernelReport:
             "family": self.family,
             "solves": self.solves,
             "max_error": None if self.max_error is None else
-            {"exact": exact_text(self.max_error), "decimal": _decimal(self.max_error)},
+            {"exact": exact_text(self.max_error), "decimal": decimal_text(self.max_error)},
             "failing_inputs": self.failing_inputs,
             "jumps_checked": self.jumps_checked,
             "jump_violations": self.jump_violations,
@@ -219,14 +219,14 @@ class KernelReport:
         f, st = self.family, self.stopped_early
         lines: list[str] = []
         if self.solves:
-            lines.append(f"solves       yes: max error {_show(exact_text(self.max_error), _decimal(self.max_error))} "
+            lines.append(f"solves       yes: max error {_show(exact_text(self.max_error), decimal_text(self.max_error))} "
                          f"< {f['error_below']} on all {f['inputs']} inputs")
         else:
             worst = max(self.failing_inputs, key=lambda x: Fraction(x["error"]))
             of = f"the {st['inputs_checked']:,} inputs checked" if st else f"{f['inputs']} inputs"
             lines.append(f"solves       no: {self.n_failing} of {of} have error ≥ "
                          f"{f['error_below']}; max error {'≥ ' if self.stopped_early else ''}"
-                         f"{_show(exact_text(self.max_error), _decimal(self.max_error))}"
+                         f"{_show(exact_text(self.max_error), decimal_text(self.max_error))}"
                          + (" (in the part checked)" if self.stopped_early else ""))
             for x in self.failing_inputs[:5]:
                 lines.append(f"             family.inputs[{x['index']}] ({', '.join(x['tokens'])}; query {x['query']}): "

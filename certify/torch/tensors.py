@@ -1,8 +1,8 @@
 """A family as PyTorch tensors, and the callables of a head run on them (``certify.torch``; docs/torch.md).
 
 :func:`family_tokens` and :func:`family_tensors` give a family's tokens, inputs, query
-positions and targets; :func:`_call` runs a callable or ``torch.nn.Module`` on tokens (in
-``eval`` mode, in the module's dtype) and :func:`_as_array` takes its output back as a
+positions and targets; :func:`call_on_tokens` runs a callable or ``torch.nn.Module`` on tokens (in
+``eval`` mode, in the module's dtype) and :func:`as_array` takes its output back as a
 float64 numpy array (lower precisions cast up, which is exact). PyTorch is the optional
 extra ``train``: it is imported only when a function needs it.
 """
@@ -13,21 +13,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .audit import FamilySpec, load_family
+from ..kernels.audit import FamilySpec, load_family
+from ..training import import_torch
 
 #: A compact certificate's family is listed only up to this many inputs (the in-memory limit of
 #: ``certify.certificates.compact``); beyond it, e.g. golay24's 13,268,976 inputs, the check generates
 #: them query by query and ``family_tensors`` lists only the tokens.
-from ..certificates.compact import MAX_EXPAND_INPUTS as MAX_TENSOR_INPUTS  # noqa: E402
+from ..certificates.compact import MAX_EXPAND_INPUTS as MAX_TENSOR_INPUTS  # noqa: E402,F401 - re-exported
 
 
-def _torch():
-    from ..training import import_torch as need
-
-    return need()
-
-
-def _family(family: Any) -> FamilySpec:
+def family_of(family: Any) -> FamilySpec:
     if isinstance(family, FamilySpec):
         return family
     if family is None or isinstance(family, str):
@@ -41,9 +36,9 @@ def family_tokens(family: Any) -> tuple[list[int], list[int]]:
     For a streamed (compact) family they come from its plan, query by query, without
     generating its inputs.
     """
-    fam = _family(family)
+    fam = family_of(family)
     if fam.streamed:
-        from .families import compact_tokens
+        from ..kernels.families import compact_tokens
 
         queries = list(dict.fromkeys(fam.compact.code.words))
         return list(dict.fromkeys(queries + compact_tokens(fam.compact)[0])), queries
@@ -81,13 +76,13 @@ class FamilyTensors:
         return self.family.certified_bound
 
 
-def _bits(z: int, m: int) -> str:
+def token_bits(z: int, m: int) -> str:
     return format(z, f"0{m}b")[::-1]
 
 
-def _token_tensor(bits: list[str], m: int):
+def token_tensor(bits: list[str], m: int):
     """The 0/1 strings as an ``(N, m)`` float64 tensor (character ``i`` is column ``i``)."""
-    torch = _torch()
+    torch = import_torch()
     return torch.tensor([[float(c == "1") for c in s] for s in bits], dtype=torch.float64).reshape(len(bits), m)
 
 
@@ -99,12 +94,12 @@ def family_tensors(family: Any = "rank-nine", query_last: bool = False) -> Famil
     prediction does not depend on the order of the other tokens (docs/math.md §2), so the
     targets are the same.
     """
-    torch = _torch()
-    fam = _family(family)
+    torch = import_torch()
+    fam = family_of(family)
     tokens, _ = family_tokens(fam)
     m = fam.m
-    bits = [_bits(z, m) for z in tokens]
-    X = _token_tensor(bits, m)
+    bits = [token_bits(z, m) for z in tokens]
+    X = token_tensor(bits, m)
     if fam.streamed:  # beyond what is listed in memory (certify.certificates.compact.MAX_EXPAND_INPUTS)
         return FamilyTensors(fam, bits, X, None, None, None, None, None)
     inputs = fam.inputs
@@ -124,9 +119,9 @@ def family_tensors(family: Any = "rank-nine", query_last: bool = False) -> Famil
                          torch.tensor([float(x.target) for x in inputs], dtype=torch.float64))
 
 
-def _as_array(value: Any, name: str, rows: int, ndim: int) -> np.ndarray:
+def as_array(value: Any, name: str, rows: int, ndim: int) -> np.ndarray:
     """A callable's output as a float64 numpy array of ``rows`` rows (bfloat16/float16 cast up: exact)."""
-    torch = _torch()
+    torch = import_torch()
     if isinstance(value, torch.Tensor):
         t = value.detach()
         if t.is_complex():
@@ -158,17 +153,17 @@ def positive_ints(**values: Any) -> None:
             raise ValueError(f"{name} = {v!r}: an integer ≥ 1")
 
 
-def _call(fn: Callable, x: Any, dtype: Any = None, device: Any = None) -> Any:
+def call_on_tokens(fn: Callable, x: Any, dtype: Any = None, device: Any = None) -> Any:
     """``fn(x)``; a module gets ``x`` on its own device and in its own floating dtype, in ``eval`` mode (restored after).
 
     A plain callable gets ``x`` as it is (float64 on the CPU), or in ``dtype`` on ``device`` when given.
     """
-    torch = _torch()
+    torch = import_torch()
     if isinstance(fn, torch.nn.Module):
         was = fn.training
         fn.eval()
         try:
-            return fn(_placed(x, fn))
+            return fn(placed(x, fn))
         finally:
             fn.train(was)
     if dtype is not None or device is not None:
@@ -181,7 +176,7 @@ def placement(module: Any) -> tuple[Any, Any]:
 
     Tokens are 0/1, so casting them to any floating dtype is exact.
     """
-    torch = _torch()
+    torch = import_torch()
     if isinstance(module, torch.nn.Module):
         for t in (*module.parameters(), *module.buffers()):
             if t.is_floating_point():
@@ -189,7 +184,7 @@ def placement(module: Any) -> tuple[Any, Any]:
     return torch.float64, torch.device("cpu")
 
 
-def _placed(x: Any, module: Any) -> Any:
+def placed(x: Any, module: Any) -> Any:
     dtype, device = placement(module)
     return x.to(device=device, dtype=dtype)
 
@@ -227,7 +222,7 @@ class Layout:
         self.fn, self.layout, self.heads = fn, layout, int(heads)
 
     def __call__(self, x: Any) -> Any:
-        torch = _torch()
+        torch = import_torch()
         if not isinstance(x, torch.Tensor) or x.dim() not in (2, 3):
             raise ValueError(f"Layout: expected a tensor of tokens (N, m) or sequences (B, L, m), got "
                              f"{type(x).__name__} of shape {tuple(getattr(x, 'shape', ()))}")

@@ -11,12 +11,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .audit import FamilySpec
-from .table import KernelTable, table_from_arrays
-from .torch_tensors import _as_array, _bits, _call, _token_tensor, _torch, family_tokens
+from ..kernels.audit import FamilySpec
+from ..kernels.table import KernelTable, table_from_arrays
+from .tensors import as_array, token_bits, call_on_tokens, token_tensor, import_torch, family_tokens
 
 
-def _parts(fn: Any) -> list[Callable]:
+def callable_parts(fn: Any) -> list[Callable]:
     """One callable, or a list/tuple of callables (one per head)."""
     return list(fn) if isinstance(fn, (list, tuple)) else [fn]
 
@@ -32,7 +32,7 @@ def _hstack(arrays: list[np.ndarray], name: str) -> np.ndarray:
     return np.concatenate(arrays, axis=1)
 
 
-def _widths(given: Any, derived: list[int] | None, name: str, what: str) -> list[int] | None:
+def head_widths(given: Any, derived: list[int] | None, name: str, what: str) -> list[int] | None:
     if given is None:
         return derived if derived is not None and len(derived) > 1 else None
     if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
@@ -59,7 +59,7 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
     ``heads=[r_0, …]`` (and ``value_heads=[d_0, …]``) cutting its columns; then the arrays
     include ``heads`` and ``value_heads`` (docs/kernel-table-format.md, "Several heads").
     """
-    torch = _torch()
+    torch = import_torch()
     if (values is None) != (readout is None):
         raise ValueError("values and readout come together (a head without them is checked as kernel only)")
     N = tokens.shape[0]
@@ -69,10 +69,10 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
         for name, fn in (("phi_q", phi_q), ("phi_k", phi_k), ("values", values)):
             if fn is None:
                 continue
-            parts = _parts(fn)
+            parts = callable_parts(fn)
             if not parts:
                 raise ValueError(f"{name}: an empty list of heads")
-            arrs = [_as_array(_call(f, tokens), f"{name}[{h}]" if len(parts) > 1 else name, N, 2)
+            arrs = [as_array(call_on_tokens(f, tokens), f"{name}[{h}]" if len(parts) > 1 else name, N, 2)
                     for h, f in enumerate(parts)]
             out[name] = _hstack(arrs, name)
             widths[name] = [a.shape[1] for a in arrs]
@@ -80,17 +80,17 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
             if isinstance(readout, (list, tuple)):
                 raise ValueError("readout: one callable, returning β and every head's w side by side "
                                  "((β, w) or one (N, 1 + Σ d_h) tensor), not a list")
-            r = _call(readout, tokens)
+            r = call_on_tokens(readout, tokens)
             if isinstance(r, (tuple, list)):
                 if len(r) != 2:
                     raise ValueError(f"readout: expected (beta, w), got {len(r)} outputs")
                 if np.ndim(r[0]) == 2 and np.shape(r[0])[1] != 1:
                     raise ValueError(f"readout beta: expected shape ({N},) or ({N}, 1), got {tuple(np.shape(r[0]))}")
-                out["beta"] = _as_array(r[0], "readout beta", N, 1) if np.ndim(r[0]) != 2 else \
-                    _as_array(r[0], "readout beta", N, 2)[:, 0]
-                out["w"] = _as_array(r[1], "readout w", N, 2)
+                out["beta"] = as_array(r[0], "readout beta", N, 1) if np.ndim(r[0]) != 2 else \
+                    as_array(r[0], "readout beta", N, 2)[:, 0]
+                out["w"] = as_array(r[1], "readout w", N, 2)
             else:
-                both = _as_array(r, "readout", N, 2)
+                both = as_array(r, "readout", N, 2)
                 out["beta"], out["w"] = both[:, 0].copy(), both[:, 1:].copy()
     if out["phi_q"].shape[1] != out["phi_k"].shape[1]:
         raise ValueError(f"phi_q has width {out['phi_q'].shape[1]}, phi_k {out['phi_k'].shape[1]}")
@@ -98,8 +98,8 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
         raise ValueError(f"phi_q's heads have widths {widths['phi_q']}, phi_k's {widths['phi_k']}")
     if "w" in out and out["w"].shape[1] != out["values"].shape[1]:
         raise ValueError(f"readout w has width {out['w'].shape[1]}, values {out['values'].shape[1]}")
-    h = _widths(heads, widths["phi_q"], "heads", "feature maps")
-    vh = _widths(value_heads, widths.get("values"), "value_heads", "values")
+    h = head_widths(heads, widths["phi_q"], "heads", "feature maps")
+    vh = head_widths(value_heads, widths.get("values"), "value_heads", "values")
     if h is not None and len(h) > 1 and "values" in out and vh is None:
         raise ValueError(f"{len(h)} heads: give values as a list of per-head callables, or value_heads=[d_0, …]")
     if h is not None:
@@ -112,7 +112,7 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
 def head_table(phi_q, phi_k, values, readout, fam: FamilySpec, delta, heads=None,
            value_heads=None) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
     tokens, _ = family_tokens(fam)
-    bits = [_bits(z, fam.m) for z in tokens]
-    X = _token_tensor(bits, fam.m)
+    bits = [token_bits(z, fam.m) for z in tokens]
+    X = token_tensor(bits, fam.m)
     arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X, heads=heads, value_heads=value_heads)
     return table_from_arrays(bits, arrays, delta), arrays, bits

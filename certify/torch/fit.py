@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from ..check import Progress
-from .torch_table import _parts, _widths
-from .torch_tensors import MAX_TENSOR_INPUTS, _placed, _torch, family_tensors
+from .table import callable_parts, head_widths
+from .tensors import MAX_TENSOR_INPUTS, placed, import_torch, family_tensors
 
 
 def _tensor(out: Any, name: str, rows: int) -> Any:
     """A callable's output as a float64 CPU tensor of ``rows`` rows (a module's keeps its autograd graph)."""
-    torch = _torch()
+    torch = import_torch()
     t = out if isinstance(out, torch.Tensor) else torch.as_tensor(np.asarray(out, dtype=np.float64))
     t = t.cpu().to(torch.float64)
     if t.dim() == 1:
@@ -31,11 +31,11 @@ def _tensor(out: Any, name: str, rows: int) -> Any:
 
 def _run(fn: Any, X: Any, name: str) -> Any:
     """Each callable of ``fn`` (one, or one per head) on ``X`` in its own dtype and device; float64 on the CPU, side by side."""
-    torch = _torch()
-    parts = _parts(fn)
+    torch = import_torch()
+    parts = callable_parts(fn)
     if not parts:
         raise ValueError(f"{name}: an empty list of heads")
-    outs = [_tensor(f(_placed(X, f)), f"{name}[{h}]" if len(parts) > 1 else name, X.shape[0]) for h, f in enumerate(parts)]
+    outs = [_tensor(f(placed(X, f)), f"{name}[{h}]" if len(parts) > 1 else name, X.shape[0]) for h, f in enumerate(parts)]
     return outs[0] if len(outs) == 1 else torch.cat(outs, dim=1), [o.shape[1] for o in outs]
 
 
@@ -74,17 +74,17 @@ def _readout(r: Any, rows: int):
 
 def _head_widths(given: Any, derived: list[int], total: int, name: str, what: str) -> list[int] | None:
     """The column cuts of one kind (heads or value_heads), checked as :func:`certify.torch.check` checks them."""
-    widths = _widths(given, derived, name, what)
+    widths = head_widths(given, derived, name, what)
     if widths is not None and sum(widths) != total:
         raise ValueError(f"{name} = {widths} sums to {sum(widths)}; the {what} have {total} columns")
     return widths
 
 
-def _predict(phi_q, phi_k, values, readout, X, idx, mask, q, delta, heads=None, value_heads=None):
+def predict_tensors(phi_q, phi_k, values, readout, X, idx, mask, q, delta, heads=None, value_heads=None):
     if isinstance(readout, (list, tuple)):
         raise ValueError("readout: one callable, returning β and every head's w side by side, not a list")
     (fq, wq), (fk, wk), (v, wv) = _run(phi_q, X, "phi_q"), _run(phi_k, X, "phi_k"), _run(values, X, "values")
-    beta, w = _readout(readout(_placed(X, readout)), X.shape[0])
+    beta, w = _readout(readout(placed(X, readout)), X.shape[0])
     if fq.shape[1] != fk.shape[1] or (len(wq) > 1 or len(wk) > 1) and wq != wk:
         raise ValueError(f"phi_q's heads have widths {wq}, phi_k's {wk}")
     if w.shape[1] != v.shape[1]:
@@ -129,7 +129,7 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
     (``CERTIFY_PROGRESS=0`` silences it). A loss that is not finite raises
     :class:`TrainingDiverged` naming the step (the modules keep the parameters that gave it).
     """
-    torch = _torch()
+    torch = import_torch()
     if type(steps) is not int or steps < 0:
         raise ValueError(f"steps = {steps!r}: an integer ≥ 0")
     if type(threads) is not int or threads < 1:
@@ -137,7 +137,7 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
     ft = family_tensors(family)
     if ft.inputs is None:
         raise ValueError(f"{ft.family.source}: more than {MAX_TENSOR_INPUTS:,} inputs; train on a smaller family")
-    params = list({id(p): p for fn in (phi_q, phi_k, values, readout) for f in _parts(fn)
+    params = list({id(p): p for fn in (phi_q, phi_k, values, readout) for f in callable_parts(fn)
                    if isinstance(f, torch.nn.Module) for p in f.parameters() if p.requires_grad}.values())
     if not params:
         raise ValueError("nothing to train: none of phi_q, phi_k, values, readout is a torch.nn.Module with parameters")
@@ -151,14 +151,14 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
     try:
         opt = torch.optim.Adam(params, lr=lr)
         for step in range(steps):
-            loss = ((_predict(phi_q, phi_k, values, readout, *args) - target) ** 2).mean()
+            loss = ((predict_tensors(phi_q, phi_k, values, readout, *args) - target) ** 2).mean()
             _finite(loss, step, steps, lr)
             opt.zero_grad()
             loss.backward()
             opt.step()
             progress.update(step + 1, f"loss {float(loss.detach()):.4g}")
         with torch.no_grad():
-            loss = ((_predict(phi_q, phi_k, values, readout, *args) - target) ** 2).mean()
+            loss = ((predict_tensors(phi_q, phi_k, values, readout, *args) - target) ** 2).mean()
         _finite(loss, steps, steps, lr)
         return float(loss)
     finally:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .torch_tensors import MAX_TENSOR_INPUTS, _call, _torch, family_tensors, positive_ints
+from .tensors import MAX_TENSOR_INPUTS, call_on_tokens, import_torch, family_tensors, positive_ints
 
 #: Relative tolerance by the module's output dtype: the same map on two batch shapes differs by
 #: a few units in the last place (matrix products are blocked differently); a sequence-dependent
@@ -129,7 +129,7 @@ ROLES = ("features", "values", "readout")
 
 def _outputs(out: Any, name: str, rows: int, length: int, width: int | None) -> np.ndarray:
     """A module's output on ``rows`` sequences of ``length`` tokens as a finite float64 ``(rows, length, width)`` array."""
-    torch = _torch()
+    torch = import_torch()
     a = out.detach().cpu().to(torch.float64).numpy() if isinstance(out, torch.Tensor) else np.asarray(out, dtype=np.float64)
     want = (rows, length, width if width is not None else (a.shape[2] if a.ndim == 3 else "r"))
     if a.ndim != 3 or a.shape[:2] != (rows, length) or (width is not None and a.shape[2] != width):
@@ -159,7 +159,7 @@ def verify_tokenwise(module: Callable, family: Any = "rank-nine", *, max_inputs:
     the module docstring for the verdicts. A non-finite output or a wrong shape raises
     ``ValueError`` naming it.
     """
-    torch = _torch()
+    torch = import_torch()
     if role not in ROLES:
         raise ValueError(f"role {role!r}: one of {', '.join(ROLES)}")
     positive_ints(max_inputs=max_inputs, batch=batch)
@@ -174,7 +174,7 @@ def verify_tokenwise(module: Callable, family: Any = "rank-nine", *, max_inputs:
         raise ValueError(f"{ft.family.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a smaller family")
     X = ft.tokens
     with torch.no_grad():
-        raw = _call(module, X[:, None, :], dtype, device)
+        raw = call_on_tokens(module, X[:, None, :], dtype, device)
         out_dtype = dtype_name(raw.dtype) if hasattr(raw, "dtype") else "float64"
         alone = _outputs(raw, "module (tokens alone)", X.shape[0], 1, None)[:, 0, :]
         width = alone.shape[1]
@@ -189,7 +189,7 @@ def verify_tokenwise(module: Callable, family: Any = "rank-nine", *, max_inputs:
             lengths = (idx >= 0).sum(1)
             for L in sorted(set(int(v) for v in lengths)):  # one call per length: no padding enters a sequence
                 rows = torch.nonzero(lengths == L)[:, 0]
-                got = _outputs(_call(module, X[idx[rows, :L]], dtype, device), "module (sequences)", len(rows), L, width)
+                got = _outputs(call_on_tokens(module, X[idx[rows, :L]], dtype, device), "module (sequences)", len(rows), L, width)
                 want = alone[idx[rows, :L].numpy()]
                 worst.add(np.abs(got - want) / colscale, np.abs(got - want), rows, start)
                 norm = (want * want).sum(axis=(1, 2))

@@ -17,12 +17,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .predict import exact_predictions
-from .report import _decimal
-from .torch_fit import head_predictions
-from .torch_table import head_table
-from .torch_tensors import MAX_TENSOR_INPUTS, _call, _family, _torch, family_tensors, positive_ints
-from .torch_tokenwise import dtype_name
+from ..kernels.predict import exact_predictions
+from ..kernels.report import decimal_text
+from .fit import head_predictions
+from .table import head_table
+from .tensors import MAX_TENSOR_INPUTS, call_on_tokens, family_of, import_torch, family_tensors, positive_ints
+from .tokenwise import dtype_name
 
 #: Relative tolerance of :func:`compare` by the layer's output dtype (relative to max(1, largest prediction)):
 #: a layer computes the same sums in another order, so its float result differs by rounding.
@@ -37,10 +37,10 @@ def predict(phi_q: Any, phi_k: Any, *, values: Any, readout: Callable, family: A
     does (the same table); then ``t̂ = β + Σ_h ⟨w_h, Σ_j α_h v_h / (δ + Σ_j α_h)⟩`` in float64.
     A listed family only (at most ``MAX_TENSOR_INPUTS`` inputs).
     """
-    torch = _torch()
+    torch = import_torch()
     if values is None or readout is None:
         raise ValueError("predict needs values and readout (a kernel alone predicts nothing)")
-    fam = _family(family)
+    fam = family_of(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
     table, arrays, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
@@ -90,22 +90,22 @@ class CompareReport:
                    "the layer is NOT its table's head (something in it sees the sequence: positional terms such as "
                    "rotary embeddings, a stabilizer over positions, …; or it computes in a lower precision than its "
                    "output dtype, then pass rtol=); the exact verdict is about the table, not this layer")
-        errors = (f"max error: layer {_decimal(self.layer_max_error)} (its floats), table "
-                  f"{_decimal(self.table_max_error)} (exact)")
+        errors = (f"max error: layer {decimal_text(self.layer_max_error)} (its floats), table "
+                  f"{decimal_text(self.table_max_error)} (exact)")
         return f"{head}: {verdict}\n{errors}"
 
     def to_json(self) -> dict[str, Any]:
         return {"agrees": self.agrees, "max_difference": {"exact": str(self.max_difference),
-                                                          "decimal": _decimal(self.max_difference)},
-                "worst_relative": {"exact": str(self.worst_relative), "decimal": _decimal(self.worst_relative)},
+                                                          "decimal": decimal_text(self.max_difference)},
+                "worst_relative": {"exact": str(self.worst_relative), "decimal": decimal_text(self.worst_relative)},
                 "input_index": self.input_index, "max_difference_index": self.max_difference_index,
                 "inputs_checked": self.inputs_checked, "inputs": self.inputs, "rtol": self.rtol, "dtype": self.dtype,
-                "layer_max_error": _decimal(self.layer_max_error), "table_max_error": _decimal(self.table_max_error)}
+                "layer_max_error": decimal_text(self.layer_max_error), "table_max_error": decimal_text(self.table_max_error)}
 
 
 def _query_outputs(out: Any, rows: int, L: int, qpos: Any) -> np.ndarray:
     """The layer's prediction at each sequence's query: ``(B, L)``/``(B, L, 1)`` per position, or ``(B,)``/``(B, 1)``."""
-    a = out.detach().cpu().to(_torch().float64).numpy() if hasattr(out, "detach") else np.asarray(out, dtype=np.float64)
+    a = out.detach().cpu().to(import_torch().float64).numpy() if hasattr(out, "detach") else np.asarray(out, dtype=np.float64)
     if a.ndim == 3 and a.shape[2] == 1:
         a = a[:, :, 0]
     if a.ndim == 2 and a.shape == (rows, L) and L > 1:
@@ -137,11 +137,11 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
     exact (each float output read as the rational it is); ``rtol`` defaults to
     :data:`COMPARE_RTOL` of the output dtype.
     """
-    torch = _torch()
+    torch = import_torch()
     positive_ints(max_inputs=max_inputs, batch=batch)
     if rtol is not None and not (isinstance(rtol, (int, float)) and np.isfinite(rtol) and rtol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
-    fam = _family(family)
+    fam = family_of(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
     table, _, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
@@ -158,7 +158,7 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
             lengths = (idx >= 0).sum(1)
             for L in sorted(set(int(v) for v in lengths)):
                 rows = torch.nonzero(lengths == L)[:, 0]
-                out = _call(layer, X[idx[rows, :L]], dtype, device)
+                out = call_on_tokens(layer, X[idx[rows, :L]], dtype, device)
                 if hasattr(out, "dtype"):
                     out_dtype = dtype_name(out.dtype)
                 got = _query_outputs(out, len(rows), L, ft.query_position[start + rows].numpy())
