@@ -1,8 +1,8 @@
-"""Independent checker for rank certificates, format versions 1 and 2.
+"""Independent checker for rank certificates (versions 1 and 2) and unique-minimizer certificates.
 
-This module is the trusted core of ``certify``. It imports only the Python standard
-library, never ``codes``, ``witnesses``, numpy, sympy or flint, and it can run as a
-script on its own::
+This module is the trusted core of ``certify`` (docs/architecture.md, "What you trust"). It
+imports only the Python standard library, never ``codes``, ``witnesses``, numpy, sympy or
+flint, and it can run as a script on its own, copied anywhere::
 
     python certify/check.py rank-nine.cert.json
 
@@ -90,46 +90,13 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any, NoReturn
 
-__all__ = [
-    "FORMAT",
-    "VERSION",
-    "COMPACT_VERSION",
-    "KEY_RULE",
-    "compact_work",
-    "EXIT_VERIFIED",
-    "EXIT_REJECTED",
-    "EXIT_MALFORMED",
-    "EXIT_INTERNAL",
-    "EXIT_SIGINT",
-    "EXIT_SIGPIPE",
-    "EXIT_SIGTERM",
-    "guard_process",
-    "CertificateError",
-    "CertificateFormatError",
-    "CertificateLimitError",
-    "CertificateRejected",
-    "InternalContradiction",
-    "Verified",
-    "canonical_bytes",
-    "content_hash",
-    "format_rational",
-    "show_number",
-    "parse_rational",
-    "load",
-    "loads",
-    "check",
-    "check_file",
-    "UM_FORMAT",
-    "UM_VERSION",
-    "UM_INPUTS",
-    "check_unique_minimizer",
-    "UniqueMinimizerVerified",
-    "exact_text",
-    "safe_output_streams",
-    "run",
-    "main",
-    "Progress",
-]
+__all__ = ["FORMAT", "VERSION", "COMPACT_VERSION", "KEY_RULE", "compact_work", "EXIT_VERIFIED", "EXIT_REJECTED",
+           "EXIT_MALFORMED", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGPIPE", "EXIT_SIGTERM", "guard_process",
+           "CertificateError", "CertificateFormatError", "CertificateLimitError", "CertificateRejected",
+           "InternalContradiction", "Verified", "canonical_bytes", "content_hash", "format_rational", "show_number",
+           "parse_rational", "load", "loads", "check", "check_file", "UM_FORMAT", "UM_VERSION", "UM_INPUTS",
+           "check_unique_minimizer", "UniqueMinimizerVerified", "exact_text", "safe_output_streams", "run", "main",
+           "Progress"]
 
 FORMAT = "certify.rank-certificate"
 VERSION = 1

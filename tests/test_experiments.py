@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from certify.experiments.protocol import T975, exact_scores, t_interval
-from certify.experiments.splits import check_split, check_split_file
+from certify.check_split import check_split, check_split_file
 from certify.experiments.tasks import Setting, SplitConfig, SplitError, build_split, split_to_json
 from certify.kernels.audit import FamilySpec, check_kernel, load_family
 from certify.kernels.predict import exact_predictions
@@ -130,7 +130,7 @@ def test_malformed_split_files_exit_2_with_one_line(name):
 
 
 def test_the_split_checker_uses_only_the_standard_library():
-    code = ("import sys; import certify.experiments.splits\n"
+    code = ("import sys; import certify.check_split\n"
             "bad = [m for m in ('numpy', 'flint', 'sympy', 'torch', 'codes', 'witnesses') if m in sys.modules]\n"
             "assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
@@ -146,7 +146,7 @@ def test_the_check_split_json_names_the_failure():
 def test_check_split_bounds_words_times_permutations_before_the_work(tmp_path):
     """Issue 29, defect 5: the reported file (all 12,870 weight-8 words of 16 bits, 10,000 permutations, 818 KB)
     took 5 GB and 235 s before exit 2; now the product is refused from the counts, before any action is computed."""
-    from certify.experiments.splits import MAX_WORD_ACTIONS
+    from certify.check_split import MAX_WORD_ACTIONS
 
     doc = json.loads((SPLITS / "valid" / "small_M4_q2.json").read_text())
     doc["setting"].update(M=16, h=8, m=19)

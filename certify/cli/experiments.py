@@ -97,7 +97,7 @@ def _prepare(o, pairs, max_rank, value_dim):
     """Everything that can refuse the command, before any training: plot path, torch, splits, sizes, output."""
     from ..bounds.plot import PlotUnavailable, check_plot_path
     from ..experiments.protocol import build_splits, check_sizes, split_texts, write_splits
-    from ..experiments.splits import SplitMalformed, check_split_file
+    from ..check_split import SplitMalformed, check_split_file
     from ..experiments.tasks import SplitError
     from ..training import TrainingUnavailable, require_torch
 
@@ -307,7 +307,7 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
 def check_split_cmd(split: str, as_json: bool) -> int:
     """Prove from a split file that its test set is held out (no test sequence in train or validation, even as a
     multiset; every test token seen in training; origins, held-out axes and labels recomputed)."""
-    from ..experiments.splits import SplitMalformed, check_split_file
+    from ..check_split import SplitMalformed, check_split_file
 
     try:
         rep = check_split_file(split)

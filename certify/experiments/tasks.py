@@ -23,7 +23,7 @@ lists every choice the paper leaves open. In short, for a setting ``(M, q)``:
   out-of-distribution test sequence uses a held-out pattern, a held-out permutation and
   at least one held-out base word, every one of its tokens occurs in training, and its
   multiset of tokens occurs in neither training nor validation.
-  :func:`certify.experiments.splits.check_split` proves those properties from the file.
+  :func:`certify.check_split.check_split` proves those properties from the file.
 
 Everything here is plain Python and deterministic: the data draw ``d`` seeds one
 ``random.Random``, so the same draw gives the same split, sequence by sequence.
@@ -50,7 +50,7 @@ from codes import greedy_code
 from witnesses import Input
 from witnesses.transcript import database_token, query_token
 
-from .splits import SPLIT_FORMAT
+from ..check_split import SPLIT_FORMAT
 
 __all__ = ["SplitError", "Setting", "SplitConfig", "Split", "build_split", "permute_word", "is_query_token",
            "parse_fraction", "split_to_json"]
@@ -277,7 +277,7 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
     if config.permutations < 2 or config.permutations > min(math.factorial(M), 10_000):
         raise SplitError(f"--permutations {config.permutations}: give 2 to {min(math.factorial(M), 10_000):,} "
                          "(a training and a held-out one at least)")
-    from .splits import MAX_WORD_ACTIONS
+    from ..check_split import MAX_WORD_ACTIONS
 
     if len(words) * config.permutations > MAX_WORD_ACTIONS:  # what the split checker refuses: refused before drawing
         raise SplitError(f"--permutations {config.permutations}: {len(words):,} words × {config.permutations:,} "

@@ -312,7 +312,7 @@ def time_limit(d: Path) -> None:
 
 def check_split(d: Path) -> None:
     """A split at the words × permutations limit: all 12,870 weight-8 words of 16 bits, 77 distinct permutations."""
-    from certify.experiments.splits import MAX_WORD_ACTIONS
+    from certify.check_split import MAX_WORD_ACTIONS
 
     doc = json.loads((ROOT / "tests" / "splits" / "valid" / "small_M4_q2.json").read_text())
     doc["setting"].update(M=16, h=8, m=19)

@@ -1,6 +1,8 @@
 """The split checker: proves from a ``certify-split/1`` file that its test set is held out.
 
-Standard library only (and ``certify.check``'s bounded JSON reader): it rebuilds every
+One of the trusted checkers (docs/architecture.md): standard library only, and
+``certify/check.py``'s bounded JSON reader and process guard beside it; it runs as a script,
+``python certify/check_split.py SPLIT.json``, or as ``certify experiment check-split``. It rebuilds every
 token and every sequence from the words, patterns and permutations written in the file,
 independently of the producer (``certify.experiments.tasks``), and checks, in order —
 each a named step, the first failure named with the sequence it concerns:
@@ -25,16 +27,25 @@ each a named step, the first failure named with the sequence it concerns:
                  with the Min-IP target recomputed by the integer oracle (``min_j ⟨x_i, x_j⟩``),
                  which equals the pattern's answer.
 
-Exit codes as everywhere: 0 all hold, 1 one fails, 2 the file is malformed.
+Exit codes as everywhere: 0 all hold, 1 one fails, 2 the file is malformed (or the output
+cannot be written), 3 a bug in this checker; 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..check import CertificateError, load
+if __package__:
+    from .check import CertificateError, guard_process, load, safe_output_streams
+else:  # run as a script (python certify/check_split.py FILE): certify/check.py is beside it
+    import os as _os
+    import sys as _sys
 
-__all__ = ["SPLIT_FORMAT", "MAX_WORD_ACTIONS", "SplitMalformed", "SplitReport", "check_split", "check_split_file"]
+    _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
+    from check import CertificateError, guard_process, load, safe_output_streams
+
+__all__ = ["SPLIT_FORMAT", "MAX_WORD_ACTIONS", "SplitMalformed", "SplitReport", "check_split", "check_split_file",
+           "main"]
 
 SPLIT_FORMAT = "certify-split/1"
 MAX_SEQUENCES = 200_000
@@ -352,3 +363,59 @@ def _steps(report, M, m, q, words, perms, held_words, held_pats, held_perms, tok
     if k_in != len(inputs):
         raise _Fail(step, f"family.inputs has {len(inputs):,} entries; the test sequences have {k_in:,} queries")
     report.steps.append(step)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """usage: python certify/check_split.py [--json] [--] SPLIT.json
+
+    Prove from a certify-split/1 file that its test set is held out, with the standard
+    library alone (docs/experiments.md, "check-split"): every token, sequence and label is
+    rebuilt from the words, patterns and permutations in the file. Prints the steps that
+    hold, or the first that fails with the sequence it concerns.
+
+    --json          print one JSON object (schema certify.check-split/1)
+    -h, --help      print this text and exit 0
+
+    Exit codes: 0 every property holds, 1 one fails (named), 2 malformed or unreadable (or
+    standard output cannot be written), 3 a bug in this checker; 130 Ctrl-C, 141 a closed
+    pipe, 143 SIGTERM.
+    """
+    return guard_process(lambda: _main(argv), "check_split.py")
+
+
+def _main(argv: list[str] | None) -> int:
+    import json
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    rest = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
+    safe_output_streams()
+    if "-h" in args or "--help" in args:
+        print("\n".join(line.strip() for line in (main.__doc__ or "").splitlines()).strip())
+        return 0
+    as_json = "--json" in args
+    paths = [a for a in args if a != "--json"] + rest
+    if len(paths) != 1 or any(a.startswith("-") and a != "--json" for a in args):
+        print("usage: check_split.py [--json] [--] SPLIT.json", file=sys.stderr)
+        return 2
+    try:
+        report = check_split_file(paths[0])
+    except SplitMalformed as exc:
+        print(f"MALFORMED: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug here, never the file's fault: one line, exit 3
+        print(f"INTERNAL CONTRADICTION: unexpected {type(exc).__name__} in the split checker: {str(exc)[:200]}",
+              file=sys.stderr)
+        return 3
+    if as_json:
+        print(json.dumps(report.to_json()))
+    else:
+        print("\n".join(report.text()))
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
