@@ -42,7 +42,7 @@ def distance_counts(words: Sequence[int]) -> Counter:
     return counts
 
 
-def _popcount(a):
+def popcount(a):
     """Bit counts of a ``uint64`` numpy array (exact integer arithmetic)."""
     import numpy as np
 
@@ -60,7 +60,7 @@ def _distance_counts_uint64(words: Sequence[int]) -> Counter:
     w = np.array(words, dtype=np.uint64)
     counts = np.zeros(65, dtype=np.int64)
     for x in w:
-        counts += np.bincount(_popcount(x & ~w), minlength=65)
+        counts += np.bincount(popcount(x & ~w), minlength=65)
     counts[0] -= len(w)
     return Counter({d: int(c) for d, c in enumerate(counts) if c})
 

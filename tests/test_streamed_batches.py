@@ -23,7 +23,7 @@ from certify.constructions.one_hot import one_hot_table
 from certify.kernels import audit, blocks
 from certify.kernels import table as table_module
 from certify.kernels.audit import all_pairs_nonnegative, load_family
-from certify.kernels.report import _bits
+from certify.kernels.report import token_bits
 from certify.kernels.table import KernelTable, TableFormatError, check_batched_work, check_work, load_table
 
 RESULTS = ROOT / "docs" / "results"
@@ -193,7 +193,7 @@ def _brute_force(raw, clip=None):
             if a < 0 and not (clip is not None and a >= -clip):
                 negative += 1
                 if first is None:
-                    first = {"x": _bits(toks[i], m), "z": _bits(toks[j], m), "alpha": format_rational(a)}
+                    first = {"x": token_bits(toks[i], m), "z": token_bits(toks[j], m), "alpha": format_rational(a)}
     return negative, first
 
 

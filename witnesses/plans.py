@@ -148,7 +148,7 @@ def planned_keys(i: int, j: int, words: tuple[int, ...], m: int, levels: tuple[i
     return tuple(keys)
 
 
-def _query_part(code, plan: GapPlan, length: int, i: int):
+def query_part(code, plan: GapPlan, length: int, i: int):
     """Chains, distinct jumps (with witness indices) and distinct inputs of query ``i``, in order of first use."""
     words, m = code.words, code.length
     first = first_at_level(i, words)
@@ -201,7 +201,7 @@ def build_planned_family(code, plan: GapPlan, length: int = 3) -> WitnessFamily:
     all_inputs: list[Input] = []
     chains: list[Chain] = []
     for i in range(code.size):
-        part_chains, jumps, witnesses, inputs = _query_part(code, plan, length, i)
+        part_chains, jumps, witnesses, inputs = query_part(code, plan, length, i)
         j0, x0 = len(all_jumps), len(all_inputs)
         chains += [Chain(i, j, tuple(j0 + k for k in ids)) for j, ids in part_chains]
         all_wit += [tuple(x0 + k for k in w) for w in witnesses]
@@ -213,7 +213,7 @@ def build_planned_family(code, plan: GapPlan, length: int = 3) -> WitnessFamily:
 def iter_planned_inputs(code, plan: GapPlan, length: int = 3) -> Iterator[Input]:
     """The inputs of :func:`build_planned_family`, in the same order, one query at a time (bounded memory)."""
     for i in range(code.size):
-        yield from _query_part(code, plan, length, i)[3]
+        yield from query_part(code, plan, length, i)[3]
 
 
 def planned_counts(code, plan: GapPlan, progress: Callable[[int], None] | None = None) -> tuple[int, int]:
@@ -230,7 +230,7 @@ def planned_counts(code, plan: GapPlan, progress: Callable[[int], None] | None =
         On a distance without a plan entry or a pair at directed distance 0.
     """
     n_jumps = n_inputs = 0
-    for i, (keys, jumps) in enumerate(_iter_query_sets(code, plan)):
+    for i, (keys, jumps) in enumerate(iter_query_sets(code, plan)):
         n_jumps += len(jumps)
         n_inputs += len(jumps) + len(keys)
         if progress is not None:
@@ -245,11 +245,11 @@ def planned_query_tokens(code, plan: GapPlan) -> Iterator[tuple[set[int], int, i
     per key and one per jump (:func:`planned_counts`). Plain ints and sets, one query at a
     time: what ``certify check-kernel`` reads before streaming a compact family.
     """
-    for i, (keys, jumps) in enumerate(_iter_query_sets(code, plan)):
+    for i, (keys, jumps) in enumerate(iter_query_sets(code, plan)):
         yield keys | {code.words[i]}, len(keys) + len(jumps), len(jumps)
 
 
-def _iter_query_sets(code, plan: GapPlan) -> Iterator[tuple[set[int], set[tuple[int, int]]]]:
+def iter_query_sets(code, plan: GapPlan) -> Iterator[tuple[set[int], set[tuple[int, int]]]]:
     """Per query: the set of keys on its chains and the set of its jumps ``(y, z)`` (see :func:`planned_counts`)."""
     words, m = code.words, code.length
     full = (1 << m) - 1

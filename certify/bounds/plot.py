@@ -27,7 +27,7 @@ class PlotUnavailable(RuntimeError):
     """matplotlib is not installed."""
 
 
-def _pyplot():
+def pyplot():
     try:
         import matplotlib
 
@@ -52,7 +52,7 @@ def check_plot_path(path: str, creates: str | None = None) -> None:
     """
     import os
 
-    _pyplot()
+    pyplot()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     kinds = FigureCanvasAgg.get_supported_filetypes()
@@ -97,7 +97,7 @@ def plot_rows(rows: list[dict[str, Any]], path: str, title: str = "", labels: di
 
     ``labels`` adds text to a column's legend entry (e.g. ``{"heads.exact": "H = 2"}``).
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
     _draw_bounds(ax, rows, _STYLE, labels)
     _finish(fig, ax, plt, path, "log₂ (lower bound on feature rank)", title or "Rank lower bounds of the paper, by m")
@@ -113,7 +113,7 @@ def plot_results(points: list[dict[str, Any]], rows: list[dict[str, Any]], path:
     """
     import math
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
     ms = [p["m"] for p in points]
     ax.plot(ms, ms, ":", color="grey", label="2^m (dense softmax, A.1)")

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.report import _bits
+from ..kernels.report import token_bits
 from .descent import FLOOR, Constraints, violations
 from .reduced import ETA, Reduced, ReductionError
 
@@ -123,8 +123,8 @@ def pair_boxes(red: Reduced, *, kappa: float = KAPPA, theta: float = THETA, a_ma
         ready = ~done & known[flat_parent] & ~known[flat_z]
         if not ready.any():  # one jump per worse key, so only a cycle of jumps leaves some unreached
             j = int(np.flatnonzero(~done)[0])
-            raise ReductionError(f"--method boxes: query token {_bits(red.queries[red.jq[j]], red.m)}'s jump to key "
-                                 f"{_bits(red.keys[red.jz[j]], red.m)} is not reached from its scale key (the jumps "
+            raise ReductionError(f"--method boxes: query token {token_bits(red.queries[red.jq[j]], red.m)}'s jump to key "
+                                 f"{token_bits(red.keys[red.jz[j]], red.m)} is not reached from its scale key (the jumps "
                                  "form a cycle)")
         z = flat_z[ready]
         bound = ((1 - eta) * lo[flat_parent[ready]] / kappa - ca[ready] * amax[ready]) / cz[ready] * (1 - SAFE)
@@ -136,8 +136,8 @@ def pair_boxes(red: Reduced, *, kappa: float = KAPPA, theta: float = THETA, a_ma
     bad = np.flatnonzero(lo > hi)
     if len(bad):
         q, k = divmod(int(flat[bad[0]]), K)
-        raise ReductionError(f"--method boxes: the box is empty at query token {_bits(red.queries[q], red.m)}, key "
-                             f"{_bits(red.keys[k], red.m)} "
+        raise ReductionError(f"--method boxes: the box is empty at query token {token_bits(red.queries[q], red.m)}, key "
+                             f"{token_bits(red.keys[k], red.m)} "
                              f"([{lo[bad[0]]:.3g}, {hi[bad[0]]:.3g}]; {len(bad):,} entries in all)")
     return flat, lo, hi
 

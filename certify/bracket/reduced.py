@@ -5,7 +5,7 @@ family is a question about one block of it — ``A[S, k] = α(x_S, k)`` on the q
 × the keys their chains use — and a set of linear inequalities per row (docs/math.md §12,
 Theorem 12.1). This module builds that block's index structure from the family: from its
 jumps for an explicit family, from the code and chain plan one query at a time for a
-compact certificate (:func:`witnesses.plans._iter_query_sets`), so golay24's 13,268,976
+compact certificate (:func:`witnesses.plans.iter_query_sets`), so golay24's 13,268,976
 inputs are never generated — its reduced matrix is 2,576 × 2,576 with 6,633,200 jumps.
 
 Nothing here is trusted: the search proposes, the exact check of ``certify check-kernel``
@@ -79,9 +79,9 @@ def reduce_family(family) -> Reduced:
         c = family.compact
         if c.length != 3:
             raise ReductionError(f"the reduced matrix is for witnesses of length 3; this family's have length {c.length}")
-        from witnesses.plans import _iter_query_sets
+        from witnesses.plans import iter_query_sets
 
-        per_query = [(c.code.words[i], keys, jumps) for i, (keys, jumps) in enumerate(_iter_query_sets(c.code, c.plan))]
+        per_query = [(c.code.words[i], keys, jumps) for i, (keys, jumps) in enumerate(iter_query_sets(c.code, c.plan))]
     else:
         if not family.jumps:
             raise ReductionError("the family has no three-witness jumps (a unique-minimizer certificate, or inputs without "

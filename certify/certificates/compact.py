@@ -211,7 +211,7 @@ def _family_inputs(doc: dict[str, Any], verified=None):
     return verified.counts["inputs"], (x.to_json() for x in iter_planned_inputs(code, plan, n))
 
 
-def _expand_limit(total: int, doc: dict[str, Any], limit: int = MAX_EXPAND_BYTES, streamed: bool = False) -> None:
+def expand_limit(total: int, doc: dict[str, Any], limit: int = MAX_EXPAND_BYTES, streamed: bool = False) -> None:
     """Refuse an expansion beyond the limits, from the counts alone (before any input is generated)."""
     claim = doc.get("claim") if isinstance(doc, dict) else None
     n = claim.get("length") if isinstance(claim, dict) else None
@@ -247,9 +247,9 @@ def expand_family(doc: dict[str, Any]) -> dict[str, Any]:
     stated = fam.get("inputs") if isinstance(fam, dict) else None
     stated = len(stated) if isinstance(stated, list) else stated
     if isinstance(stated, int):
-        _expand_limit(stated, doc)  # the stated size first: refused before any work
+        expand_limit(stated, doc)  # the stated size first: refused before any work
     total, inputs = _family_inputs(doc)
-    _expand_limit(total, doc)  # then the verified size
+    expand_limit(total, doc)  # then the verified size
     listed = list(inputs)
     if len(listed) != total:
         raise AssertionError(f"generated {len(listed)} inputs, the checker counted {total}")
@@ -270,7 +270,7 @@ def explicit_view(doc: dict[str, Any]) -> dict[str, Any]:
         If the family is beyond :data:`MAX_EXPAND_INPUTS` inputs or :data:`MAX_EXPAND_BYTES`.
     """
     code, plan, n = code_and_plan(doc)
-    _expand_limit(doc["family"]["inputs"], doc)
+    expand_limit(doc["family"]["inputs"], doc)
     fam = build_planned_family(code, plan, n)
     m = code.length
     return {
@@ -298,7 +298,7 @@ def write_family(doc: dict[str, Any], path: str | os.PathLike, verified=None) ->
     from .producer import dumps
 
     total, inputs = _family_inputs(doc, verified)
-    _expand_limit(total, doc, MAX_WRITE_BYTES, streamed=True)
+    expand_limit(total, doc, MAX_WRITE_BYTES, streamed=True)
     count = 0
     progress = Progress("writing family inputs", total=total)
     try:

@@ -79,9 +79,9 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
             raise InputError(f"cannot write into {out_dir}: permission denied")
     try:
         if code_spec:
-            from ..kernels.families import _family_of_code
+            from ..kernels.families import best_chain_family
 
-            family = _family_of_code(code_spec)
+            family = best_chain_family(code_spec)
         else:
             family = load_family(family_path)
     except FamilyFormatError as exc:

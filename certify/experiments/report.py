@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .protocol import CapacityConfig, HeadsConfig, Run, capacity_summary, heads_summary
-from ..bounds.plot import _pyplot
+from ..bounds.plot import pyplot
 from ..outputs import save_figure
 from .tasks import Split
 
@@ -167,7 +167,7 @@ def heads_text(cfg: HeadsConfig, splits, paths, runs: list[Run]) -> list[str]:
 
 def plot_capacity(cfg: CapacityConfig, runs: list[Run], path: str) -> None:
     """Figure 2's layout: (a) five-seed means against rank, (b) 95% Student-t intervals; dense dashed."""
-    plt = _pyplot()
+    plt = pyplot()
     summ = capacity_summary(cfg, runs)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for i, (s, block) in enumerate(zip(cfg.settings, summ["settings"])):
@@ -198,7 +198,7 @@ def plot_capacity(cfg: CapacityConfig, runs: list[Run], path: str) -> None:
 
 def plot_heads(cfg: HeadsConfig, runs: list[Run], path: str) -> None:
     """Figure 3's layout: per data draw, test error against budget R for each H (95% intervals); dense dashed."""
-    plt = _pyplot()
+    plt = pyplot()
     summ = heads_summary(cfg, runs)
     blocks = summ["draws"]
     fig, axes = plt.subplots(1, len(blocks), figsize=(5.5 * len(blocks), 4.2), sharey=True, squeeze=False)

@@ -50,7 +50,7 @@ from ..linalg.lp import as_fmpq
 from .predict import ErrorTally, exact_predictions, group_by_query, query_errors, query_rows, token_positions
 from .ranks import KernelContradiction, assert_consistent, head_ranks, kernel_ranks
 from .readout import readout_search
-from .report import KernelReport, _bits, _new_report, unlimited_digits
+from .report import KernelReport, token_bits, _new_report, unlimited_digits
 from .streamed import MAX_LISTED, MAX_STREAM_INPUTS, MAX_STREAM_READOUT_INPUTS, check_streamed
 from .table import KernelTable, TableFormatError
 
@@ -135,7 +135,7 @@ def _check_listed(table: KernelTable, family: FamilySpec, search_readout: bool) 
 
     def describe(i: int) -> dict[str, Any]:
         X = inputs[i]
-        return {"index": i, "tokens": [_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
+        return {"index": i, "tokens": [token_bits(z, m) for z in X.tokens], "query": X.query, "target": X.target}
 
     by_query = group_by_query(inputs)
     if G is not None:
@@ -191,7 +191,7 @@ def check_multihead(table: KernelTable, family: FamilySpec) -> KernelReport:
     tally = ErrorTally(eps)
     for i, (X, pred) in enumerate(zip(inputs, preds)):
         N, D = pred.numerator, pred.denominator
-        tally.add(N, D, abs(N - X.target * D), lambda: {"index": i, "tokens": [_bits(z, m) for z in X.tokens],
+        tally.add(N, D, abs(N - X.target * D), lambda: {"index": i, "tokens": [token_bits(z, m) for z in X.tokens],
                                                           "query": X.query, "target": X.target})
     report.failing_inputs, report.max_error, report.solves = tally.failing, tally.max_error, not tally.failing
     head_ranks(report, table, [table.index[x] for x in q_tokens], [table.index[z] for z in k_tokens])
@@ -253,7 +253,7 @@ def all_pairs_nonnegative(table: KernelTable) -> dict:
 
     from ..check import format_rational
     from . import table as _table
-    from .report import _bits, _frac
+    from .report import token_bits, _frac
 
     n = len(table.tokens)
     rows = list(range(n))
@@ -291,8 +291,8 @@ def all_pairs_nonnegative(table: KernelTable) -> dict:
                     continue
                 negative += 1
                 if first is None:
-                    first = {"x": _bits(table.tokens[batch[k // nk]], table.m),
-                             "z": _bits(table.tokens[kcols[k % nk]], table.m), "alpha": format_rational(_frac(a))}
+                    first = {"x": token_bits(table.tokens[batch[k // nk]], table.m),
+                             "z": token_bits(table.tokens[kcols[k % nk]], table.m), "alpha": format_rational(_frac(a))}
     return {"tokens": n, "negative": negative, "first": first, "pairs_formed": len(qrows) * nk}
 
 

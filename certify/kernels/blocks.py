@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..check import format_rational
-from .report import _bits, decimal_text, _frac
+from .report import token_bits, decimal_text, _frac
 from .table import KernelTable, TableFormatError
 
 __all__ = ["PHANTOM", "RowBatches", "batch_rows"]
@@ -211,12 +211,12 @@ class _Negatives:
             return f"= {exact}" if len(exact) <= 24 else f"≈ {decimal_text(_frac(v))}"
 
         x0, z0, a0, i0 = self.first[0]
-        text = f"α({_bits(x0, m)}, {_bits(z0, m)}) {value(a0)} < 0 on a pair used by family.inputs[{i0}]"
+        text = f"α({token_bits(x0, m)}, {token_bits(z0, m)}) {value(a0)} < 0 on a pair used by family.inputs[{i0}]"
         if self.count > 1:
             a, x, z = self.worst
-            nxt = "; ".join(f"α({_bits(x, m)}, {_bits(z, m)}) {value(v)} (family.inputs[{i}])"
+            nxt = "; ".join(f"α({token_bits(x, m)}, {token_bits(z, m)}) {value(v)} (family.inputs[{i}])"
                             for x, z, v, i in self.first[1:])
-            text += (f"; {self.count:,} pairs the family uses have α < 0, the worst α({_bits(x, m)}, {_bits(z, m)}) "
+            text += (f"; {self.count:,} pairs the family uses have α < 0, the worst α({token_bits(x, m)}, {token_bits(z, m)}) "
                      f"{value(a)}; next: {nxt}")
         raise TableFormatError(text + "; the model needs a nonnegative kernel (--clip-negative-alpha TOL reads entries "
                                "in [−TOL, 0) as 0)")

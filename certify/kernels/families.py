@@ -61,7 +61,7 @@ class FamilySpec:
 class CompactFamily:
     """The family of a verified compact (version 2) certificate, as its code, plan and length ``n``.
 
-    Its inputs and jumps are generated query by query (:func:`witnesses.plans._query_part`,
+    Its inputs and jumps are generated query by query (:func:`witnesses.plans.query_part`,
     the generator of :func:`certify.certificates.compact.expand_family`), never all at
     once; ``inputs`` and ``jumps`` are the counts the checker derived.
     """
@@ -139,11 +139,11 @@ def _from_certificate(doc: dict[str, Any], source: str, stream: bool | None = No
         raise FamilyFormatError(f"{source}: the certificate does not verify ({exc})") from None
     unique = doc.get("format") == UM_FORMAT
     if doc.get("version") == 2 and not unique:  # compact: generate the family it is about
-        from ..certificates.compact import _expand_limit, code_and_plan, explicit_view
+        from ..certificates.compact import expand_limit, code_and_plan, explicit_view
 
         if stream is None:
             try:
-                _expand_limit(doc["family"]["inputs"], doc)
+                expand_limit(doc["family"]["inputs"], doc)
                 stream = False
             except CertificateError:
                 stream = True
@@ -216,11 +216,11 @@ def family_of_code(spec: str) -> FamilySpec:
     """
     if spec == "rank-nine":
         return _rank_nine_default()
-    return _family_of_code(spec)
+    return best_chain_family(spec)
 
 
 @functools.lru_cache(maxsize=4)
-def _family_of_code(spec: str) -> FamilySpec:
+def best_chain_family(spec: str) -> FamilySpec:
     from codes import CodeError, load_code
 
     from ..certificates.compact import check_compact_limits

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..check import format_rational
 from ..lemmas.domination import domination_factor
-from .report import _bits, decimal_text, _frac
+from .report import token_bits, decimal_text, _frac
 
 __all__ = ["JumpTally"]
 
@@ -43,7 +43,7 @@ class JumpTally:
             m = self.m
             fxy, fxz = _frac(axy), _frac(axz)
             self.violations.append({
-                "index": index, "x": _bits(x, m), "y": _bits(y, m), "z": _bits(z, m), "gap": d,
+                "index": index, "x": token_bits(x, m), "y": token_bits(y, m), "z": token_bits(z, m), "gap": d,
                 "factor": format_rational(mu[0]), "alpha_xy": format_rational(fxy), "alpha_xz": format_rational(fxz),
                 "alpha_xy_decimal": decimal_text(fxy), "alpha_xz_decimal": decimal_text(fxz)})
         return True

@@ -33,7 +33,7 @@ from witnesses import Input
 
 from ..check import format_rational
 from .blocks import PHANTOM
-from .report import _bits, decimal_text
+from .report import token_bits, decimal_text
 from .table import MAX_BLOCK_ENTRIES, MAX_PREDICTION_TERMS, KernelTable, TableFormatError
 
 __all__ = ["exact_predictions", "token_positions", "group_by_query", "query_rows", "query_errors", "ErrorTally", "MAX_SCALE_BITS"]
@@ -133,7 +133,7 @@ def token_positions(table: KernelTable, inputs: Sequence[Input], m: int):
     for i, X in enumerate(inputs):
         for k, z in enumerate(X.tokens):
             if z not in table.index:
-                raise TableFormatError(f"family.inputs[{i}] token {k} ({_bits(z, m)}) is not in the table")
+                raise TableFormatError(f"family.inputs[{i}] token {k} ({token_bits(z, m)}) is not in the table")
             if z not in k_pos:
                 k_pos[z] = len(k_tokens)
                 k_tokens.append(z)
@@ -195,7 +195,7 @@ def exact_predictions(table: KernelTable, inputs: Sequence[Input], m: int) -> li
                 a = A[base + k]
                 if a < zero:
                     head = f"head {h}: " if H > 1 else ""
-                    raise TableFormatError(f"{head}α({_bits(X.tokens[X.query], m)}, {_bits(z, m)}) < 0 on a pair used "
+                    raise TableFormatError(f"{head}α({token_bits(X.tokens[X.query], m)}, {token_bits(z, m)}) < 0 on a pair used "
                                            f"by family.inputs[{i}]; the model needs a nonnegative kernel")
                 num += a * G[base + k]
                 den += a

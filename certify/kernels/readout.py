@@ -13,7 +13,7 @@ from .blocks import PHANTOM
 from ..linalg.lp import as_fmpq
 from .predict import group_by_query
 from ..check import format_rational
-from .report import KernelReport, _bits
+from .report import KernelReport, token_bits
 
 __all__ = ["readout_search", "ReadoutSearch"]
 
@@ -83,7 +83,7 @@ class ReadoutSearch:
         if self.sub is None:
             res = strict_feasibility(rows, lo, hi, len(keys))
             if res.feasible:
-                self.readout[_bits(xq, m)] = {(_bits(z, m) if z != PHANTOM else "phantom"): format_rational(g)
+                self.readout[token_bits(xq, m)] = {(token_bits(z, m) if z != PHANTOM else "phantom"): format_rational(g)
                                               for z, g in zip(keys, res.solution)}
             else:
                 self.sub = [dict(describe(k), multiplier=format_rational(res.lam[k] + res.nu[k])) for k in res.support]

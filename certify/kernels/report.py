@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["KernelReport", "unlimited_digits"]
 
 
-def _bits(x: int, m: int) -> str:
+def token_bits(x: int, m: int) -> str:
     return format(x, f"0{m}b")[::-1]
 
 

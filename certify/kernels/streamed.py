@@ -16,7 +16,7 @@ held, the column factors converted once), bounded before anything is converted b
 Pass 1 (:meth:`_Stream.__init__`) reads each query's token set (plain ints:
 :func:`witnesses.plans.planned_query_tokens`), checks them against the table and converts
 the column factors; pass 2 (:meth:`_Stream.check_queries`) generates each query's inputs and jumps
-(:func:`witnesses.plans._query_part`, the generator of ``expand_family``) and checks them;
+(:func:`witnesses.plans.query_part`, the generator of ``expand_family``) and checks them;
 pass 3 (:meth:`_Stream.search_readout`), only for the readout search, generates them again
 and solves that query's LP. Memory: the held factors, one batch of the blocks and one
 query's inputs. Refused before any
@@ -36,7 +36,7 @@ from ..linalg.lp import as_fmpq
 from .predict import ErrorTally, query_errors, query_rows
 from .ranks import KernelContradiction, assert_consistent, kernel_ranks
 from .readout import ReadoutSearch, readout_problem
-from .report import KernelReport, _bits, _new_report
+from .report import KernelReport, token_bits, _new_report
 from .table import KernelTable, TableFormatError
 
 __all__ = ["MAX_STREAM_INPUTS", "MAX_STREAM_READOUT_INPUTS", "MAX_LISTED", "check_streamed"]
@@ -112,7 +112,7 @@ class _Stream:
 
     def _blocks(self) -> None:
         """Pass 1: each query's tokens (cheap; once per family), all in the table, before anything is converted."""
-        from witnesses.plans import _query_part, planned_query_tokens
+        from witnesses.plans import query_part, planned_query_tokens
 
         table, m = self.table, self.m
         self.q_tokens = list(dict.fromkeys(self.words))
@@ -125,10 +125,10 @@ class _Stream:
                                  if not toks <= table.index.keys())
         if missing_query is not None:  # the first input that uses a missing token, as the explicit path names it
             offset = sum(ni for ni, _ in self.counts[:missing_query])
-            for k, X in enumerate(_query_part(self.code, self.plan, self.n, missing_query)[3]):
+            for k, X in enumerate(query_part(self.code, self.plan, self.n, missing_query)[3]):
                 for pos, z in enumerate(X.tokens):
                     if z not in table.index:
-                        raise TableFormatError(f"family.inputs[{offset + k}] token {pos} ({_bits(z, m)}) is not in the table")
+                        raise TableFormatError(f"family.inputs[{offset + k}] token {pos} ({token_bits(z, m)}) is not in the table")
         self.k_tokens = list(self.k_pos)
         self.rows, self.cols, self.A, self.G = _batched_blocks(table, self.q_tokens, self.k_tokens)
         self.report = _new_report(table, self.family, self.eps, self.c.inputs, self.c.jumps, len(self.q_tokens),
@@ -138,9 +138,9 @@ class _Stream:
 
     def generate(self, i: int):
         """Query ``i``'s jumps and inputs, checked against the counts the checker derived."""
-        from witnesses.plans import _query_part
+        from witnesses.plans import query_part
 
-        _, jumps, witnesses, inputs = _query_part(self.code, self.plan, self.n, i)
+        _, jumps, witnesses, inputs = query_part(self.code, self.plan, self.n, i)
         if (len(inputs), len(jumps)) != self.counts[i]:
             raise KernelContradiction(f"query {i}: generated {len(inputs):,} inputs and {len(jumps):,} jumps, "
                                       f"counted {self.counts[i][0]:,} and {self.counts[i][1]:,}")
@@ -148,7 +148,7 @@ class _Stream:
         return jumps, inputs
 
     def describe(self, i: int, X: Input) -> dict[str, Any]:
-        return {"index": i, "tokens": [_bits(z, self.m) for z in X.tokens], "query": X.query, "target": X.target}
+        return {"index": i, "tokens": [token_bits(z, self.m) for z in X.tokens], "query": X.query, "target": X.target}
 
     def validate(self, inputs, arow, offset: int) -> bool:
         """:func:`_validate_inputs` on one query's inputs (its row of α); True if ``α < 0`` was found."""

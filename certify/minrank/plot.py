@@ -13,7 +13,7 @@ import json
 import math
 import os
 
-from ..bounds.plot import _pyplot
+from ..bounds.plot import pyplot
 
 __all__ = ["read_brackets", "plot_brackets"]
 
@@ -41,7 +41,7 @@ def plot_brackets(docs: list[dict], path: str) -> None:
     """Draw the brackets of ``docs`` into ``path`` (module docstring)."""
     from ..bounds.values import theorem1
 
-    plt = _pyplot()
+    plt = pyplot()
     ms = [d["m"] for d in docs]
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=120)
     ax.plot(ms, [m for m in ms], ":", color="grey", label="2^m (dense softmax, A.1)")

@@ -88,7 +88,7 @@ from codes import (
     load_code,
 )
 from codes.reed_muller import reed_muller
-from codes.views import _popcount
+from codes.views import popcount
 
 from ..check import MAX_COMPACT_QUERY, MAX_COMPACT_WORDS, MAX_COMPACT_WORK, compact_work
 from ..exact import exact
@@ -301,9 +301,9 @@ class LocalSearch:
         if self._row is not None and self._row[0] == i:
             return self._row[1]
         w = self.pool[i]
-        k = _popcount(self.pool & ~w)
+        k = popcount(self.pool & ~w)
         k *= self.m + 1
-        k += _popcount(w & ~self.pool)
+        k += popcount(w & ~self.pool)
         self._row = (i, k)
         return k
 
@@ -631,14 +631,14 @@ def fit_to_time(result: SearchResult, deadline: float, say: Callable[[str], None
     """The result, or a sub-code of it, whose certificate can be written and verified before ``deadline``.
 
     The cost of the certificate is measured, not guessed: one query of the producer's generator
-    (:func:`witnesses.plans._iter_query_sets`, which the counts, the family and the checker's
+    (:func:`witnesses.plans.iter_query_sets`, which the counts, the family and the checker's
     generation all resemble) is timed on the code's own plan, at least one query and for at most
     0.1 s; the whole certificate costs about :data:`POST_PASSES` × (time per query) × ``t``, and a
     query's time grows like ``t``. If that exceeds the time left, the first ``t'`` words are kept,
     ``t'² ≈ t · (time left) / (POST_PASSES · time per query)`` (a sub-code keeps a chain for every
     pair), the ratio is recomputed exactly and the result is marked ``time_capped``.
     """
-    from witnesses.plans import _iter_query_sets
+    from witnesses.plans import iter_query_sets
 
     from ..certificates.rank_bound import make_plan
 
@@ -646,7 +646,7 @@ def fit_to_time(result: SearchResult, deadline: float, say: Callable[[str], None
     plan = make_plan(result.code, "best", result.length, result.error, distances=exact_pairs(result.code.words, result.m))
     t0 = time.monotonic()
     sampled = 0
-    for _ in _iter_query_sets(result.code, plan):
+    for _ in iter_query_sets(result.code, plan):
         sampled += 1
         if time.monotonic() - t0 > 0.1 or sampled >= 8:
             break

@@ -407,9 +407,9 @@ def report(check_only: bool = False) -> int:
 
 
 def _figure(tables, configs, pooled, err, draws, budgets, heads, seeds) -> None:
-    from certify.bounds.plot import _pyplot
+    from certify.bounds.plot import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
     for ax, (key, (setting, ranks)) in zip(axes, CAPACITY.items()):
         for i, (label, _, _) in enumerate(configs):

@@ -25,7 +25,7 @@ NEAREST = 120
 
 def build() -> dict:
     from certify.certificates.compact import code_and_plan
-    from witnesses.plans import _query_part
+    from witnesses.plans import query_part
 
     doc = json.loads((ROOT / "docs" / "results" / "m28.cert.json").read_text())
     code, plan, n = code_and_plan(doc)
@@ -37,7 +37,7 @@ def build() -> dict:
     jumps = []
     for i in near:
         x = words[i]
-        js = _query_part(code, plan, n, i)[1]
+        js = query_part(code, plan, n, i)[1]
         parent = {J.z: J.y for J in js if J.y in roots and J.z not in complements}
         chains = [(J.y, J.z) for J in js if J.y in parent and J.z in roots]
         if not chains:
