@@ -20,7 +20,8 @@ from certify.check_split import check_split, check_split_file
 from certify.experiments.tasks import Setting, SplitConfig, SplitError, build_split, split_to_json
 from certify.kernels.audit import FamilySpec, check_kernel, load_family
 from certify.kernels.predict import exact_predictions
-from certify.kernels.table import TableFormatError, load_table, loads_json, table_from_arrays
+from certify.kernels.json_table import loads_json
+from certify.kernels.table import TableFormatError, load_table, table_from_arrays
 from witnesses import Input
 
 from conftest import ROOT, assert_one_line_error, run_cli, run_cli_here

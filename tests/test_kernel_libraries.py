@@ -73,7 +73,7 @@ def test_a_token_entry_other_than_0_or_1_is_refused_naming_it(tmp_path, bad, sho
 @pytest.mark.parametrize("row,ok", [("[1.0, 0]", True), ("[1e0, 0.0]", True), ("[true, 0]", False),
                                     ("[1.5, 0]", False), ('["1", 0]', False)])
 def test_json_token_rows_take_0_1_numbers_only(row, ok):
-    from certify.kernels.table import loads_json
+    from certify.kernels.json_table import loads_json
 
     doc = '{"tokens": [%s, [0, 1]], "kernel": [[1, 1], [1, 1]]}' % row
     if ok:
@@ -176,7 +176,7 @@ def test_weight_domination_still_holds_with_delta(seed, delta):
 @pytest.mark.parametrize("delta,msg", [(-1, "must be ≥ 0"), ('"-1/2"', "must be ≥ 0"), ("true", "expected a number"),
                                        ("1e999999", "digits")])
 def test_bad_delta_in_json_is_refused(delta, msg):
-    from certify.kernels.table import loads_json
+    from certify.kernels.json_table import loads_json
 
     with pytest.raises(TableFormatError, match=msg):
         loads_json('{"tokens": ["1"], "kernel": [[1]], "delta": %s}' % delta)

@@ -5,7 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from certify.kernels.table import TableFormatError, load_table, loads_json
+from certify.kernels.json_table import loads_json
+from certify.kernels.table import TableFormatError, load_table
 
 
 def npz(tmp_path, name="t.npz", **arrays):

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from certify.kernels.audit import KernelContradiction, assert_consistent, check_kernel, load_family
 from certify.kernels.families import _detect_jumps
+from certify.kernels.json_table import loads_json
 from certify.kernels.table import KernelTable, TableFormatError, load_table
 
 from conftest import CORPUS, ROOT
@@ -193,7 +194,7 @@ def test_a_rank_proof_over_the_time_limit_reports_a_lower_bound_and_never_a_cont
     from certify.kernels.audit import assert_consistent
 
     tokens = json.loads((EX / "uniform_kernel_only.json").read_text())["tokens"]
-    table = T.loads_json(json.dumps({"tokens": tokens, "kernel": [[1] * len(tokens)] * len(tokens)}))
+    table = loads_json(json.dumps({"tokens": tokens, "kernel": [[1] * len(tokens)] * len(tokens)}))
     assert check_kernel(table, RANK_NINE).kernel_rank_bounds.exact  # within the limit: proved
     monkeypatch.setattr(T, "MAX_RANK_SECONDS", 0)
     rep = check_kernel(table, RANK_NINE)

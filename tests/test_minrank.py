@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certify.kernels.audit import check_kernel, load_family
-from certify.kernels.table import load_table, loads_json
+from certify.kernels.json_table import loads_json
+from certify.kernels.table import load_table
 from certify.minrank import obstruction as O
 from certify.minrank.bracket import all_inputs_family
 from certify.minrank.lower import exact_lower_bound, obstruction_certificate

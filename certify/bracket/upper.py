@@ -213,7 +213,7 @@ def _start_loss(con, r: int, attempt, kappa: float) -> float:
 
 def write_solution(solution: Solution, out_dir: str) -> str:
     """Write the verified table as ``rank<r>.table.json`` in ``out_dir`` — or, when ``check-kernel`` would refuse to parse
-    that JSON (:func:`certify.kernels.table.loads_json`: row ``m = 28``'s is 133 MiB, about 1.5 GB to parse), as
+    that JSON (:func:`certify.kernels.json_table.loads_json`: row ``m = 28``'s is 133 MiB, about 1.5 GB to parse), as
     ``rank<r>.table.npz`` with the same tokens and integers (int64) and ``beta`` as float64 (a dyadic number, exact;
     the note, a JSON field only, is left out); return its path."""
     from ..outputs import write_atomic

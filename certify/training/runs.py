@@ -251,7 +251,7 @@ def construction_report(family: FamilySpec) -> KernelReport:
     import json
     import math
 
-    from ..kernels.table import loads_json
+    from ..kernels.json_table import loads_json
 
     m, eps = family.m, family.error
     n = max(len(X.tokens) for X in family.inputs)
