@@ -73,28 +73,16 @@ from fractions import Fraction
 from math import comb
 from typing import Callable, Sequence
 
-import numpy as np
-
-from codes import (
-    BinaryCode,
-    CodeError,
-    ConstantWeightCode,
-    builtin_names,
-    colex_words,
-    distance_counts,
-    golay_code,
-    hadamard_code,
-    lexicode,
-    load_code,
-)
-from codes.reed_muller import reed_muller
-from codes.views import popcount
+from codes import BinaryCode, ConstantWeightCode, colex_words
 
 from ..check import MAX_COMPACT_QUERY, MAX_COMPACT_WORDS, MAX_COMPACT_WORK, compact_work
 from ..exact import exact
 from ..lemmas.amplification import best_split
 from ..lemmas.domination import HALF
 from . import DEFAULT_BUDGET
+from .local import LocalSearch
+from .scores import adding_keeps_ratio, exact_pairs, exact_ratio, factor_table, ratio_of_pairs, sharp_bound
+from .seeds import POOL_LAYER_MAX, Seed, seed_codes
 
 __all__ = [
     "SearchError",
@@ -108,336 +96,18 @@ __all__ = [
     "seed_codes",
     "LocalSearch",
     "search",
+    "fit_to_time",
     "result_certificate",
     "DEFAULT_BUDGET",
 ]
 
 M_MIN, M_MAX = 4, 64  # words are numpy uint64 in the local search
-POOL_LAYER_MAX = 200_000  # the whole middle layer joins the pool up to this size (m ≤ 20)
-CLIQUE_LAYER_MAX = 300  # networkx maximum clique only on middle layers this small (m ≤ 10)
 RANDOM_POOL_WORDS = 20_000  # per weight, when the layer is too large to take whole
 MAX_BUDGET = 10**9
 
 
 class SearchError(ValueError):
     """Search parameters out of range (exit 2)."""
-
-
-def factor_table(m: int, length: int = 3, error=HALF) -> list[Fraction | None]:
-    """``F(d)`` for ``d = 0 … m``: the best chain factor of a rise ``d``, or ``None`` where no chain exists."""
-    eps = exact(error, "error")
-    table: list[Fraction | None] = [None]
-    for d in range(1, m + 1):
-        try:
-            table.append(best_split(d, length, eps)[0])
-        except ValueError:
-            table.append(None)
-    return table
-
-
-def exact_pairs(words: Sequence[int], m: int) -> Counter:
-    """Directed-distance counts over ordered pairs of distinct words (``codes.distance_counts``: numpy rows, exact)."""
-    return distance_counts(words)
-
-
-def _ratio(t: int, pairs: Counter, F: Sequence[Fraction | None]) -> Fraction | None:
-    if t < 2 or any(F[d] is None for d in pairs):
-        return None
-    sigma = sum((Fraction(c) / (F[d] * F[d]) for d, c in pairs.items()), Fraction(0))
-    return Fraction(t * t) / (t + sigma)
-
-
-def exact_ratio(words: Sequence[int], m: int, F: Sequence[Fraction | None]) -> Fraction | None:
-    """``R = t² / (t + Σ F⁻²)`` of distinct ``words``, exactly; ``None`` if some pair has no chain."""
-    return _ratio(len(words), exact_pairs(words, m), F)
-
-
-def sharp_bound(words: Sequence[int], m: int, F: Sequence[Fraction | None], pairs: Counter | None = None) -> int | None:
-    """The largest bound the last steps of docs/math.md §5 prove for ``words`` under the best chains, exactly.
-
-    Trace–Frobenius, null-shifted (Theorem A, exact best ``s``), square and, for a code of one
-    weight, square-kernel (Lemma N; float search, exact value): the score by which the search
-    ranks its seeds and the codes its local searches end with. ``None`` if some pair has no chain.
-    Each costs milliseconds to a quarter of a second (it depends on the distinct distances only).
-    """
-    from ..lemmas.sharper import best_argument, factors_of
-
-    pairs = exact_pairs(words, m) if pairs is None else pairs
-    t = len(words)
-    if t < 2 or any(F[d] is None for d in pairs):
-        return None
-    classes = {(F[d], d): c for d, c in pairs.items()}
-    factors = factors_of(classes)
-    one_weight = len({w.bit_count() for w in words}) == 1
-    allowed = ("trace-frobenius", "null-shifted", "square", "square-kernel")
-    return best_argument(t, factors, allowed, classes if one_weight else None, m if one_weight else None).rank_at_least
-
-
-def adding_keeps_ratio(t: int, sigma, delta) -> bool:
-    """Whether adding a word with new terms ``δ`` keeps ``t²/(t + σ)`` from dropping.
-
-    ``(t+1)²/(t+1+σ+δ) ≥ t²/(t+σ)  ⇔  δ ≤ 1 + 1/t + σ(2t+1)/t²`` (exact; ``t ≥ 1``).
-    """
-    sigma, delta = exact(sigma, "sigma"), exact(delta, "delta")
-    return delta <= 1 + Fraction(1, t) + sigma * (2 * t + 1) / (t * t)
-
-
-@dataclass(frozen=True)
-class Seed:
-    """A starting code and how it was made."""
-
-    name: str
-    code: BinaryCode | ConstantWeightCode
-
-
-def _padded(code, m: int) -> BinaryCode | ConstantWeightCode:
-    if code.length == m:
-        return code
-    desc = f"{code.description}, padded with {m - code.length} zero coordinates"
-    if code.weight is not None:
-        return ConstantWeightCode(m, code.weight, code.words, desc)
-    return BinaryCode(m, code.words, desc)
-
-
-def _shortened(words, n: int, weight: int, m: int, desc: str) -> ConstantWeightCode | None:
-    """Words of ``weight`` vanishing on the first ``n − m`` coordinates, those deleted (None if < 2)."""
-    s = n - m
-    kept = tuple(w >> s for w in words if w.bit_count() == weight and not w & ((1 << s) - 1))
-    if len(kept) < 2:
-        return None
-    return ConstantWeightCode(m, weight, kept, desc + (f", shortened at {s} coordinates" if s else ""))
-
-
-def seed_codes(m: int, max_words: int = 40_000, deadline: float | None = None) -> list[Seed]:
-    """Starting codes of length ``m`` (see the module docstring), each with at most ``max_words`` words."""
-    seeds: list[Seed] = []
-
-    def add(name: str, code) -> None:
-        if code is not None and 2 <= code.size <= max_words and code.length <= m:
-            seeds.append(Seed(name, _padded(code, m)))
-
-    for name in builtin_names():
-        code = load_code(name)
-        add(name, code)
-    for q in range(3, m):
-        if q % 4 == 3 and all(q % p for p in range(2, int(q**0.5) + 1)) and q + 1 >= max(4, m - 8):
-            add(f"hadamard{q + 1}", hadamard_code(q + 1))
-    for r, k in ((1, 3), (1, 4), (2, 4), (1, 5), (2, 5)):
-        n = 1 << k
-        words = reed_muller(r, k)
-        for w in sorted({x.bit_count() for x in words} - {0, n}):
-            length = min(n, m)
-            add(f"RM({r},{k}) weight {w}" + (f" shortened to {m}" if length < n else ""),
-                _shortened(words, n, w, length, f"the weight-{w} words of RM({r}, {k})"))
-    golay = golay_code()
-    for w in (8, 12, 16):
-        add(f"Golay weight {w}" + (f" shortened to {m}" if m < 24 else ""),
-            _shortened(golay, 24, w, min(24, m), f"the weight-{w} words of the extended Golay code"))
-    half = m // 2
-    if comb(m, half) <= CLIQUE_LAYER_MAX:
-        add_clique_seeds(m, add)
-    if comb(m, half) <= POOL_LAYER_MAX:
-        for D in range(2, half // 2 + 2):
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            try:
-                add(f"lexicode:{m}:{half}:{D}", lexicode(m, half, D))
-            except CodeError:
-                break
-    return seeds
-
-
-def add_clique_seeds(m: int, add: Callable[[str, object], None]) -> None:
-    """For each ``D``, a largest weight-``m/2`` code of minimum directed distance ``D`` (networkx maximum clique)."""
-    import networkx as nx
-
-    half = m // 2
-    layer = list(colex_words(m, half))
-    for D in range(2 if len(layer) <= 100 else 3, half + 1):  # D = 2 on 252 words: a dense graph, hours of branch and bound
-        graph = nx.Graph()
-        graph.add_nodes_from(range(len(layer)))
-        graph.add_edges_from((i, j) for i, a in enumerate(layer) for j in range(i + 1, len(layer))
-                             if (a & ~layer[j]).bit_count() >= D)
-        clique, _ = nx.max_weight_clique(graph, weight=None)
-        words = tuple(sorted(layer[i] for i in clique))
-        add(f"max clique D={D}", ConstantWeightCode(
-            m, half, words, f"a largest weight-{half} code of length {m} with directed distance ≥ {D} (networkx max_weight_clique)"))
-
-
-class LocalSearch:
-    """Add / remove / swap search over a pool of words, maximizing the exact ``R`` (see the module docstring).
-
-    Parameters
-    ----------
-    pool : sequence of int
-        Candidate words (distinct, ``m ≤ 64`` bits).
-    m : int
-    F : list
-        :func:`factor_table` ``(m, n, ε)``.
-    cap : int
-        Largest code size allowed.
-    """
-
-    def __init__(self, pool: Sequence[int], m: int, F: Sequence[Fraction | None], cap: int) -> None:
-        self.pool = np.array(pool, dtype=np.uint64)
-        self.m, self.F, self.cap = m, F, cap
-        self.cost = np.array([0.0 if f is None else float(1 / (f * f)) for f in F])  # ranking only
-        self.bad = np.array([f is None for f in F])
-        # both directions of a pair at once, indexed by d(x, y)·(m + 1) + d(y, x): one gather per update
-        self.pair_cost = (self.cost[:, None] + self.cost[None, :]).ravel()
-        self.pair_bad = (self.bad[:, None] | self.bad[None, :]).ravel().astype(np.int64)
-        self.exact_cost = [None if f is None else 1 / (f * f) for f in F]
-        size = len(self.pool)
-        self.member = np.zeros(size, dtype=bool)
-        self.energy = np.zeros(size)
-        self.conflicts = np.zeros(size, dtype=np.int64)
-        self.tabu = np.zeros(size, dtype=bool)  # words a kick removed: not re-added until the next kick
-        self.t, self.sigma = 0, Fraction(0)
-        self.moves = Counter()
-        self._row: tuple[int, np.ndarray] | None = None
-
-    def _pair_index(self, i: int) -> np.ndarray:
-        """``d(pool, w)·(m + 1) + d(w, pool)`` for word ``w = pool[i]`` (the last one is kept: delta, then toggle)."""
-        if self._row is not None and self._row[0] == i:
-            return self._row[1]
-        w = self.pool[i]
-        k = popcount(self.pool & ~w)
-        k *= self.m + 1
-        k += popcount(w & ~self.pool)
-        self._row = (i, k)
-        return k
-
-    def delta(self, i: int) -> Fraction:
-        """Exact ``Σ`` of the ``2t`` terms between word ``i`` and the code (``i`` not counted)."""
-        k = self._pair_index(i)
-        mask = self.member.copy()
-        mask[i] = False
-        pairs = np.bincount(k[mask], minlength=(self.m + 1) ** 2).reshape(self.m + 1, self.m + 1)
-        counts = pairs.sum(axis=0) + pairs.sum(axis=1)
-        return sum((int(c) * self.exact_cost[d] for d, c in enumerate(counts) if c), Fraction(0))
-
-    def toggle(self, i: int, delta: Fraction) -> None:
-        """Add word ``i`` to the code or remove it; ``delta`` is :meth:`delta` ``(i)``."""
-        sign = -1 if self.member[i] else 1
-        k = self._pair_index(i)
-        e = self.pair_cost[k]
-        c = self.pair_bad[k]
-        e[i], c[i] = 0.0, 0
-        if sign > 0:
-            self.energy += e
-            self.conflicts += c
-        else:
-            self.energy -= e
-            self.conflicts -= c
-        self.member[i] = sign > 0
-        self.t += sign
-        self.sigma += sign * delta
-
-    def ratio(self, t: int | None = None, sigma: Fraction | None = None) -> Fraction:
-        t = self.t if t is None else t
-        sigma = self.sigma if sigma is None else sigma
-        return Fraction(t * t) / (t + sigma) if t >= 1 else Fraction(0)
-
-    def reset(self) -> None:
-        """The empty code."""
-        self.member[:] = False
-        self.energy[:] = 0.0
-        self.conflicts[:] = 0
-        self.t, self.sigma = 0, Fraction(0)
-
-    def start(self, indices: Sequence[int], deadline: float | None = None) -> bool:
-        """Begin from the code of the given pool indices (they must have no chainless pair).
-
-        With a ``deadline``, stops adding when it passes: the code is then the prefix
-        added so far (a sub-code, still a valid state). Returns whether the deadline cut it.
-        """
-        for i in indices:
-            if deadline is not None and time.monotonic() > deadline:
-                return True
-            self.toggle(int(i), self.delta(int(i)))
-        return False
-
-    def _best_add(self) -> int | None:
-        free = np.flatnonzero(~self.member & (self.conflicts == 0) & ~self.tabu)
-        return None if len(free) == 0 else int(free[np.argmin(self.energy[free])])
-
-    def _worst_member(self) -> int:
-        members = np.flatnonzero(self.member)
-        return int(members[np.argmax(self.energy[members])])
-
-    def run(self, deadline: float | None, rng: random.Random, progress: Callable[[str], None] | None = None,
-            steps: int | None = None) -> tuple[Fraction, tuple[int, ...]]:
-        """Improve for ``steps`` steps (moves tried, restarts, trimmed words) or until ``deadline``
-        (``time.monotonic()``), whichever comes first; return the best exact ``R`` and its pool indices.
-
-        ``self.steps`` counts the steps taken; ``self.time_capped`` says whether the deadline ended it.
-        """
-        self.steps, self.time_capped = 0, False
-        limit = float("inf") if steps is None else steps
-
-        def timed_out() -> bool:
-            if deadline is not None and time.monotonic() > deadline:
-                self.time_capped = True
-                return True
-            return False
-
-        while self.t > self.cap:  # a seed above the cap: drop the costliest words first
-            if self.steps >= limit or timed_out():  # out of work: keep the cap cheapest words at once
-                members = np.flatnonzero(self.member)
-                keep = members[np.argsort(self.energy[members], kind="stable")[:self.cap]]
-                self.moves["trim"] += len(members) - len(keep)
-                self.reset()
-                self.start(keep)
-                break
-            i = self._worst_member()
-            self.toggle(i, self.delta(i))
-            self.moves["trim"] += 1
-            self.steps += 1
-        best = (self.ratio(), tuple(np.flatnonzero(self.member)))
-        while self.steps < limit and not timed_out():
-            self.steps += 1
-            if progress and not self.steps & 63:  # a status line every few seconds (Progress looks at the clock)
-                r = best[0]
-                progress(f"step {self.steps:,}{'' if steps is None else f'/{steps:,}'}: {self.t:,} words, "
-                         f"{sum(v for k, v in self.moves.items() if k != 'kick'):,} moves, {self.moves['kick']:,} "
-                         f"restarts, best R = {r.numerator / r.denominator:.4f} (r ≥ {r.numerator // r.denominator + 1})")
-            r0 = self.ratio()
-            moved = False
-            x = self._best_add() if self.t < self.cap else None
-            if x is not None:
-                dx = self.delta(x)
-                if self.ratio(self.t + 1, self.sigma + dx) > r0:
-                    self.toggle(x, dx)
-                    self.moves["add"] += 1
-                    moved = True
-            if not moved and self.t > 2:
-                y = self._worst_member()
-                dy = self.delta(y)
-                if self.ratio(self.t - 1, self.sigma - dy) > r0:
-                    self.toggle(y, dy)
-                    self.moves["remove"] += 1
-                    moved = True
-                else:  # swap: y out, the cheapest word in, if that raises R
-                    self.toggle(y, dy)
-                    x = self._best_add()
-                    dx = self.delta(x) if x is not None and x != y else None
-                    if dx is not None and self.ratio(self.t + 1, self.sigma + dx) > r0:
-                        self.toggle(x, dx)
-                        self.moves["swap"] += 1
-                        moved = True
-                    else:
-                        self.toggle(y, self.delta(y))
-            if self.ratio() > best[0]:
-                best = (self.ratio(), tuple(np.flatnonzero(self.member)))
-            if not moved:  # a local optimum: remove 5–30% of the words at random, keep them out for a while
-                members = list(np.flatnonzero(self.member))
-                self.tabu[:] = False
-                if len(members) > 2:
-                    for y in rng.sample(members, max(1, min(len(members) - 2, round(len(members) * rng.uniform(0.05, 0.3))))):
-                        self.toggle(int(y), self.delta(int(y)))
-                        self.tabu[y] = True
-                self.moves["kick"] += 1
-        return best
 
 
 @dataclass
@@ -488,7 +158,7 @@ class SearchResult:
         return text
 
 
-def _cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 64) -> int:
+def size_cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 64) -> int:
     """Largest ``t`` whose compact certificate stays within the checker's limits.
 
     Pairs of words of weight ``≤ dmax`` are at distance ``≤ dmax``, so chains are at
@@ -546,13 +216,13 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
                     time_capped = True
                     break
                 pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
-    cap = _cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
+    cap = size_cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
     scored = []
     sharp: dict[str, int] = {}  # seed name → its sharpest certified bound (the score; ties: R)
     by_sharp = True  # False once the seed deadline passes: then every code is scored by R alone, the same way
     for s in seeds:
         pairs = exact_pairs(s.code.words, m) if s.code.size <= cap else None  # once: for R and for the score
-        r = None if pairs is None else _ratio(s.code.size, pairs, F)
+        r = None if pairs is None else ratio_of_pairs(s.code.size, pairs, F)
         scored.append((s.name, s.code.size, r))
         if r is not None and by_sharp and seed_deadline is not None and time.monotonic() > seed_deadline:
             by_sharp, time_capped = False, True  # sharp_bound costs up to 0.25 s a code: 2 s for m = 64's 19 seeds
@@ -621,6 +291,8 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
 #: The share of ``--time-limit`` that the search itself may use (seeds and local search); the rest is
 #: for writing and verifying the certificate of the code found (:func:`fit_to_time`).
 SEARCH_SHARE = 0.6
+
+
 #: Passes over the family that writing and verifying a certificate take, each about as long as one pass
 #: of the producer's per-query generator: the counts, the checker's generation and its re-read (measured on
 #: golay24 and on the m = 64, length 1,000 worst case of issue 18: 2.2–2.8 passes).
