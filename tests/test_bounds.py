@@ -382,8 +382,9 @@ def test_null_shifted_small_and_non_square_arguments_fall_back_to_trace_frobeniu
 
 @pytest.mark.parametrize("T", range(2, 13))
 def test_null_shifted_equals_the_producers_best_null_shift(T):
-    """sharper.best_null_shift picks the best s exactly; for uniform factors Λ that is 1/(2Λ)'s value."""
-    from certify.lemmas.sharper import best_null_shift, null_shifted
+    """choice.best_null_shift picks the best s exactly; for uniform factors Λ that is 1/(2Λ)'s value."""
+    from certify.lemmas.choice import best_null_shift
+    from certify.lemmas.sharper import null_shifted
 
     for lam in range(1, 9):
         best = best_null_shift(T, {Fraction(lam): T * (T - 1)})

@@ -20,6 +20,7 @@ from certify import check as C
 from certify.certificates.compact import build_compact_certificate
 from certify.certificates.producer import CertificateBuildError, rank_nine_certificate
 from certify.certificates.rank_bound import expand_certificate, make_plan
+from certify.lemmas import choice as SC
 from certify.lemmas import sharper as S
 from codes import load_code
 
@@ -117,11 +118,11 @@ def test_checker_and_library_agree_on_the_square(fam, b, g):
 @given(families())
 def test_the_chosen_shift_is_best_on_a_grid_and_the_best_argument_never_below_trace_frobenius(fam):
     t, fs = fam
-    best, null = S.best_shift(t, fs), S.best_null_shift(t, fs)
+    best, null = SC.best_shift(t, fs), SC.best_null_shift(t, fs)
     for k in range(0, 100):
         assert S.shifted(t, fs, Fraction(k, 100)).rank_at_least <= best.rank_at_least
         assert S.null_shifted(t, fs, Fraction(k, 100)).rank_at_least <= null.rank_at_least
-    assert S.best_argument(t, fs).rank_at_least >= null.rank_at_least >= S.trace_frobenius(t, fs).rank_at_least
+    assert SC.best_argument(t, fs).rank_at_least >= null.rank_at_least >= S.trace_frobenius(t, fs).rank_at_least
 
 
 def test_quadratic_maximum_is_at_an_end_point_or_the_vertex():
@@ -188,8 +189,8 @@ def test_no_argument_ever_exceeds_the_exact_rank(case, mu):
 
     t, Cm, fs, classes, rho = case
     rank = fmpq_mat(t, t, [fmpq(x.numerator, x.denominator) for row in Cm for x in row]).rank()
-    found = [S.trace_frobenius(t, fs), S.best_shift(t, fs), S.best_square(t, fs), S.best_null_shift(t, fs),
-             S.best_square_kernel(t, classes, rho)]
+    found = [S.trace_frobenius(t, fs), SC.best_shift(t, fs), SC.best_square(t, fs), SC.best_null_shift(t, fs),
+             SC.best_square_kernel(t, classes, rho)]
     b, g = Fraction(-1, 8), Fraction(1, 200)
     if 1 + b + g > sum(v * rho ** j for j, v in enumerate(mu, 1)):
         found.append(S.square_kernel(t, classes, rho, b, g, mu))
@@ -206,7 +207,7 @@ def test_theorem_a_is_sharp_on_the_closed_box():
     t = 15
     entries = [fmpq(1) if i == j else fmpq(0) if i // 5 == j // 5 else fmpq(1, 5) for i in range(t) for j in range(t)]
     assert fmpq_mat(t, t, entries).rank() == 13
-    assert S.best_null_shift(t, {Fraction(5): 210}).rank_at_least == 13
+    assert SC.best_null_shift(t, {Fraction(5): 210}).rank_at_least == 13
 
 
 # --------------------------------------------------------------------------- the bounds, end to end
@@ -353,6 +354,6 @@ def test_chosen_parameters_are_always_spellable_in_a_certificate():
     keys = list(fs)
     for i in range(t * (t - 1)):
         fs[keys[i % len(keys)]] += 1
-    for a in (S.best_shift(t, fs), S.best_square(t, fs), S.best_argument(t, fs)):
+    for a in (SC.best_shift(t, fs), SC.best_square(t, fs), SC.best_argument(t, fs)):
         doc = a.to_json() or {}
         assert all(len(v) <= MAX_RATIONAL_CHARS for v in doc.values() if isinstance(v, str)), a.label()

@@ -33,7 +33,7 @@ from ..check import FORMAT, MODEL, VERSION, content_hash, format_rational
 from ..lemmas.domination import HALF, domination_factor
 from ..exact import exact
 from ..lemmas.frobenius import certified_rank, sum_inverse_squares, trace_frobenius_ratio
-from ..lemmas.sharper import choose
+from ..lemmas.choice import choose
 from ..outputs import write_atomic
 
 __all__ = [
@@ -71,7 +71,7 @@ def build_certificate(
     rank_at_least : int, optional
         The claimed bound; default: the bound the family proves.
     argument : {None, "best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"} or Argument
-        The final step (docs/math.md §5; :func:`certify.lemmas.sharper.choose`): ``None``
+        The final step (docs/math.md §5; :func:`certify.lemmas.choice.choose`): ``None``
         writes plain trace–Frobenius (no ``argument`` field), ``"best"`` the sharpest.
 
     Raises
@@ -99,7 +99,7 @@ def settle_claim(t: int, factors: dict[Fraction, int], tf_bound: int, rank_at_le
     """``(claim, Argument or None)``: the argument chosen for these factors and the claim it allows.
 
     ``classes`` (``{(F, d): pairs}``) and ``length`` (for a code of one weight) make
-    ``square-kernel`` available (:func:`certify.lemmas.sharper.choose`).
+    ``square-kernel`` available (:func:`certify.lemmas.choice.choose`).
 
     Raises
     ------
@@ -286,7 +286,7 @@ def tried_lines(cert: dict[str, Any]) -> list[str]:
 
     Nothing if the certificate has an ``argument`` (:func:`argument_lines` shows it).
     """
-    from ..lemmas.sharper import best_null_shift, best_shift, best_square, best_square_kernel
+    from ..lemmas.choice import best_null_shift, best_shift, best_square, best_square_kernel
 
     if cert.get("argument"):
         return []

@@ -88,7 +88,7 @@ def rank_bound_certificate(
         :func:`code_bound` of the same code, plan, length and error, if already computed.
     argument : {None, "best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"} or Argument
         The final step (docs/math.md §5): ``None`` is plain trace–Frobenius, ``"best"`` the
-        sharpest (:func:`certify.lemmas.sharper.choose`).
+        sharpest (:func:`certify.lemmas.choice.choose`).
 
     Raises
     ------

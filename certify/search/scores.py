@@ -57,7 +57,8 @@ def sharp_bound(words: Sequence[int], m: int, F: Sequence[Fraction | None], pair
     ranks its seeds and the codes its local searches end with. ``None`` if some pair has no chain.
     Each costs milliseconds to a quarter of a second (it depends on the distinct distances only).
     """
-    from ..lemmas.sharper import best_argument, factors_of
+    from ..lemmas.choice import best_argument
+    from ..lemmas.sharper import factors_of
 
     pairs = exact_pairs(words, m) if pairs is None else pairs
     t = len(words)

@@ -29,6 +29,7 @@ from certify import check as C  # noqa: E402
 from certify.bounds import chains as CH, code_sizes as CS, quantities as QU, trace_frobenius as TF  # noqa: E402
 from certify.bounds import values as V  # noqa: E402
 from certify.certificates.code_bound import code_bound, make_plan  # noqa: E402
+from certify.lemmas import choice as SC  # noqa: E402
 from certify.lemmas import sharper as S  # noqa: E402
 from codes import load_code  # noqa: E402
 
@@ -48,8 +49,8 @@ def main() -> None:
         code = load_code(name)
         b = code_bound(code, make_plan(code, plan))
         fs = b.by_factor
-        ts, sh = best_of(lambda: S.best_shift(b.t, fs))
-        tq, sq = best_of(lambda: S.best_square(b.t, fs))
+        ts, sh = best_of(lambda: SC.best_shift(b.t, fs))
+        tq, sq = best_of(lambda: SC.best_square(b.t, fs))
         best = max((sh, sq), key=lambda a: a.rank_at_least)
         arg = dict({"name": best.name}, **best.params)
         tc, _ = best_of(lambda: [C._argument_bound(b.t, b.classes, arg, code.length) for _ in range(100)])
@@ -62,8 +63,8 @@ def main() -> None:
         code = load_code(name)
         b = code_bound(code, make_plan(code, plan))
         fs, cl = b.by_factor, b.classes
-        tn, nu = best_of(lambda: S.best_null_shift(b.t, fs))
-        tk, ke = best_of(lambda: S.best_square_kernel(b.t, cl, code.length))
+        tn, nu = best_of(lambda: SC.best_null_shift(b.t, fs))
+        tk, ke = best_of(lambda: SC.best_square_kernel(b.t, cl, code.length))
         an = dict({"name": nu.name}, **nu.params)
         ak = dict({"name": ke.name}, **ke.params)
         tcn, _ = best_of(lambda: [C._argument_bound(b.t, cl, an, code.length) for _ in range(100)])
