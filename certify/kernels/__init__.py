@@ -1,6 +1,16 @@
-"""Kernel tables of trained or constructed heads, checked exactly against a family.
+"""``certify check-kernel``: a kernel table checked exactly against a witness family, one module per stage.
 
-* ``table`` — reads ``.npz``/``.json`` kernel tables (docs/kernel-table-format.md);
-* ``audit`` — predictions, errors, jump inequalities and ranks of a table on a family;
-* ``lp`` — the exact readout LP, with certificates verified by substitution.
+The data flow one way (docs/architecture.md):
+
+* ``families`` — the family: listed, or a compact certificate's, streamed query by query;
+* ``table`` — the table (:class:`~certify.kernels.table.KernelTable`), its limits, and
+  ``load_table``, which hands a file to ``npz`` (archives, every header before any data) or
+  ``json_table`` (JSON, parsed exactly); ``numbers`` and ``fields`` check its numbers and
+  fields; ``blocks`` forms its blocks on the family, validated;
+* ``predict`` — exact predictions and errors, one head or several;
+* ``jumps`` (weight domination), ``ranks`` (exact ranks against the bound), ``readout``
+  (whether any readout exists: the exact LP of :mod:`certify.linalg`);
+* ``report`` — the one report type, as text and JSON.
+
+``audit`` composes the stages for a listed family and ``streamed`` for a streamed one.
 """
