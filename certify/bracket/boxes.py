@@ -35,6 +35,7 @@ import numpy as np
 
 from ..kernels.report import token_bits
 from .descent import FLOOR, Constraints, violations
+from .linalg import LARGE_CALL, has_duplicates, matmul, sorted_unique
 from .reduced import ETA, Reduced, ReductionError
 
 __all__ = ["A_MAX", "THETA", "KAPPA", "RELAX", "STOP", "inside", "boxes", "entries", "pair_boxes", "project"]
@@ -55,7 +56,7 @@ KAPPA = 1.01
 
 
 def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float = THETA, a_max: float = A_MAX,
-          floor: float = FLOOR) -> tuple[np.ndarray, np.ndarray]:
+          floor: float = FLOOR, progress=None) -> tuple[np.ndarray, np.ndarray]:
     """``(LO, HI)``, dense ``queries × keys``: every matrix between them meets Theorem 12.1 (b) with margin ``kappa``.
 
     The dense form of :func:`pair_boxes` (an entry no input uses: ``[1.5·floor, ∞)``).
@@ -65,7 +66,7 @@ def boxes(red: Reduced, con: Constraints, *, kappa: float = KAPPA, theta: float 
     row's scale key (a cycle of jumps).
     """
     Qn, K = red.shape
-    flat, lo, hi = pair_boxes(red, kappa=kappa, theta=theta, a_max=a_max, floor=floor)
+    flat, lo, hi = pair_boxes(red, kappa=kappa, theta=theta, a_max=a_max, floor=floor, progress=progress)
     LO = np.full((Qn, K), 1.5 * floor)
     HI = np.full((Qn, K), np.inf)
     LO.ravel()[flat] = lo
@@ -78,22 +79,25 @@ def entries(red: Reduced) -> np.ndarray:
     K = red.shape[1]
     has_a = red.own >= 0
     own = np.flatnonzero(has_a) * K + red.own[has_a]
-    return np.unique(np.concatenate([red.pq * K + red.pk, own]))
+    return sorted_unique(np.concatenate([red.pq * K + red.pk, own]))
 
 
 def pair_boxes(red: Reduced, *, kappa: float = KAPPA, theta: float = THETA, a_max: float = A_MAX,
-               floor: float = FLOOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               floor: float = FLOOR, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(flat, LO, HI)`` on the entries of :func:`entries` only (sparse: ``flat`` their sorted indices ``S·K + k``).
 
     The box of the module docstring, built without a dense ``queries × keys`` array (row
     ``m = 28``'s block has 87 M entries, of which 3.6 M are used). Refusals as :func:`boxes`.
+    ``progress(text)``: a line per jump depth (golay24: about 7 s in all).
     """
+    say = progress or (lambda text: None)
+    say(f"the box: {red.jumps:,} jumps, {len(red.pq):,} used pairs")
     eta = float(ETA)
     Qn, K = red.shape
     flat = entries(red)
     at = lambda q, k: np.searchsorted(flat, q * K + k)  # noqa: E731 - every (q, k) asked for is an entry
     flat_parent, flat_z = at(red.jq, red.jy), at(red.jq, red.jz)
-    if len(np.unique(flat_z)) != len(flat_z):
+    if has_duplicates(flat_z):
         raise ReductionError("two jumps of one query end at the same key; the search stores one jump per worse key "
                              "and does not cover this family (every chain plan of certify gives one)")
     has_a = red.own >= 0
@@ -120,6 +124,7 @@ def pair_boxes(red: Reduced, *, kappa: float = KAPPA, theta: float = THETA, a_ma
     amax = np.where(has_a[red.jq], a_max, 0.0)
     done = np.zeros(len(flat_z), dtype=bool)
     while not done.all():
+        say(f"the box: {int(done.sum()):,} of {len(done):,} jumps bounded")
         ready = ~done & known[flat_parent] & ~known[flat_z]
         if not ready.any():  # one jump per worse key, so only a cycle of jumps leaves some unreached
             j = int(np.flatnonzero(~done)[0])
@@ -150,10 +155,15 @@ def inside(con: Constraints, A: np.ndarray, floor: float = FLOOR) -> bool:
 
 def _refit(F: np.ndarray, T: np.ndarray) -> np.ndarray:
     """The least-squares ``X`` of ``X Fᵀ ≈ Tᵀ`` (``T`` of shape ``len(F) × rows``), with a ridge of 10⁻¹² times the
-    mean diagonal of ``FᵀF`` (plus 10⁻¹²) against a singular Gram matrix."""
+    mean diagonal of ``FᵀF`` (plus 10⁻¹²) against a singular Gram matrix. On a large block the products go by pieces
+    and the ``r × r`` system is inverted once, then applied by pieces (:mod:`certify.bracket.linalg`)."""
     r = F.shape[1]
-    G = F.T @ F
-    return np.linalg.solve(G + 1e-12 * (np.trace(G) / r + 1) * np.eye(r), F.T @ T).T
+    G = matmul(F.T, F)
+    G = G + 1e-12 * (np.trace(G) / r + 1) * np.eye(r)
+    rhs = matmul(F.T, T)
+    if r * r * rhs.shape[1] <= LARGE_CALL:
+        return np.linalg.solve(G, rhs).T
+    return matmul(np.linalg.inv(G), rhs).T
 
 
 def project(con: Constraints | None, LO: np.ndarray, HI: np.ndarray, r: int, iterations: int, *, start,
@@ -176,7 +186,7 @@ def project(con: Constraints | None, LO: np.ndarray, HI: np.ndarray, r: int, ite
     used = 0
     for it in range(1, iterations + 1):
         used = it
-        A = P @ Q.T
+        A = matmul(P, Q.T)
         if it % check_every == 1 or check_every == 1:
             if test(A):
                 return P, Q, it, 0.0
@@ -186,15 +196,15 @@ def project(con: Constraints | None, LO: np.ndarray, HI: np.ndarray, r: int, ite
             break
         # ω halves whenever the distance grew, and creeps back towards ``relax`` while it falls
         omega = omega / 2 if gap > last else min(relax, omega * 1.1 + 0.01)
-        if progress is not None and it % 100 == 0:
+        if progress is not None:
             progress(it, gap)
         T += omega * (T - A)
         P = _refit(Q, T.T)
-        A = P @ Q.T
+        A = matmul(P, Q.T)
         T = np.clip(A, LO, HI)
         T += omega * (T - A)
         Q = _refit(P, T)
-    A = P @ Q.T
+    A = matmul(P, Q.T)
     if np.isfinite(A).all() and test(A):
         return P, Q, used, 0.0
     T = np.clip(A, LO, HI)

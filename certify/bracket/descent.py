@@ -17,7 +17,8 @@ propose: :mod:`certify.bracket.lift` rounds the factors and the exact check deci
 Reproducibility: seeded (``numpy.random.default_rng``), budgeted by iterations, never by
 time. The products use numpy's BLAS (``@``), whose bits depend on the numpy build and the
 CPU's instruction set, as the warm start's SVD (LAPACK) always did (docs/results.md, "What
-is reproducible").
+is reproducible"). On a large block they go by pieces (:mod:`certify.bracket.linalg`), so
+that Ctrl-C and SIGTERM act within a fraction of a second.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .linalg import has_duplicates, matmul, top_factors
 from .reduced import ETA, Reduced, ReductionError
 
 #: The loss below which the floats meet every condition up to roundoff (then the rounded table is checked exactly).
@@ -72,7 +74,7 @@ def constraints(red: Reduced) -> Constraints:
                              "(docs/math.md §12, \"Shared interpolated keys\")")
     eta = float(ETA)
     flat_z = red.jq * K + red.jz
-    if len(np.unique(flat_z)) != len(flat_z):
+    if has_duplicates(flat_z):
         raise ReductionError("two jumps of one query end at the same key; the search stores one jump per worse key "
                              "and does not cover this family (every chain plan of certify gives one)")
     has_a = red.own >= 0
@@ -121,11 +123,11 @@ def violations(con: Constraints, A: np.ndarray, kappa: float, floor: float, scal
     return loss, G
 
 
-def truncate(P: np.ndarray, Q: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
-    """The best rank-``r`` factors of ``P Qᵀ`` (truncated SVD, split evenly): a warm start at rank ``r``."""
-    U, s, Vt = np.linalg.svd(P @ Q.T, full_matrices=False)
-    root = np.sqrt(s[:r])
-    return U[:, :r] * root, Vt[:r].T * root
+def truncate(P: np.ndarray, Q: np.ndarray | None, r: int, say=None) -> tuple[np.ndarray, np.ndarray]:
+    """The best rank-``r`` factors of ``P Qᵀ`` (``Q = None``: of ``P``; truncated SVD, split evenly): a warm start at
+    rank ``r``. :func:`certify.bracket.linalg.top_factors`: ``numpy.linalg.svd`` of the product on a small block, by
+    pieces on a large one."""
+    return top_factors(P, Q, r, say)
 
 
 def exponential_start(red: Reduced, base: float = 0.5) -> np.ndarray:
@@ -165,6 +167,8 @@ def descend(con: Constraints, r: int, seed: int, iterations: int, *, start=None,
     Once the loss is below :data:`NEAR`, every 100th step also checks the conditions
     without the margin (``κ = 1``, half the floor, no scale) and stops, with loss 0, when
     they all hold: the margin is for the rounding, and the exact check decides anyway.
+    ``progress(iteration, loss)`` is called at every iteration (the caller's progress line
+    shows one every few seconds: on golay24 an iteration is about 0.35 s).
     """
     Qn, K = con.shape
     if start is not None:
@@ -174,16 +178,16 @@ def descend(con: Constraints, r: int, seed: int, iterations: int, *, start=None,
     moments = [np.zeros_like(P), np.zeros_like(P), np.zeros_like(Q), np.zeros_like(Q)]
     loss = float("inf")
     for it in range(1, iterations + 1):
-        A = P @ Q.T
+        A = matmul(P, Q.T)
         loss, G = violations(con, A, kappa, floor)
         if loss < tolerance:
             return P, Q, it, loss
         if loss < NEAR and it % 100 == 0 and violations(con, A, 1.0, floor / 2, scale=False)[0] == 0.0:
             return P, Q, it, 0.0  # every condition holds without the margin: rounding may keep it
-        if progress is not None and it % 100 == 0:
+        if progress is not None:
             progress(it, loss)
         step = step_size(lr, lr_end, it, iterations)
-        for j, (X, g) in enumerate(((P, G @ Q), (Q, G.T @ P))):
+        for j, (X, g) in enumerate(((P, matmul(G, Q)), (Q, matmul(G.T, P)))):
             m, v = moments[2 * j], moments[2 * j + 1]
             m *= 0.9
             m += 0.1 * g

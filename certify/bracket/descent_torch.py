@@ -100,7 +100,7 @@ def descend_torch(con: Constraints, r: int, seed: int, iterations: int, *, start
             return out(it, loss)
         if loss < NEAR and it % 100 == 0 and _violations(d, A, 1.0, floor / 2, scale=False)[0] == 0.0:
             return out(it, 0.0)
-        if progress is not None and it % 100 == 0:
+        if progress is not None:
             progress(it, loss)
         step = step_size(lr, lr_end, it, iterations)
         for j, (X, g) in enumerate(((P, G @ Q), (Q, G.T @ P))):

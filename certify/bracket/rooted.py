@@ -79,10 +79,10 @@ def split(red: Reduced) -> Split:
     return Split(core, other, where, np.cumsum(ptr), pq)
 
 
-def core_box(red: Reduced, sp: Split, **box) -> tuple[np.ndarray, np.ndarray, tuple]:
+def core_box(red: Reduced, sp: Split, progress=None, **box) -> tuple[np.ndarray, np.ndarray, tuple]:
     """``(LO, HI)`` of the roots' block (dense ``queries × roots``), from the whole family's box; also that box."""
     Qn, K = red.shape
-    flat, lo, hi = pair_boxes(red, **box)
+    flat, lo, hi = pair_boxes(red, progress=progress, **box)
     q, k = np.divmod(flat, K)
     c = sp.where[k] >= 0
     LO = np.full((Qn, len(sp.core)), 1.5 * box.get("floor", FLOOR))
@@ -257,10 +257,10 @@ class RootedSearch:
     """What :func:`certify.bracket.upper.upper_side` needs to search a family by roots: the core's box, its stopping
     test (the box, then :func:`fill` with no key left out), its exponential start and the roundings to check."""
 
-    def __init__(self, red: Reduced) -> None:
+    def __init__(self, red: Reduced, progress=None) -> None:
         self.red = red
         self.split = split(red)
-        self.LO, self.HI, self.box = core_box(red, self.split)
+        self.LO, self.HI, self.box = core_box(red, self.split, progress)
         self.con = constraints(core_reduced(red, self.split))
 
     @property

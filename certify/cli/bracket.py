@@ -23,7 +23,9 @@ from .common import Contradiction, InputError, cli, exit_codes, strict_json, wri
               help="Optimizer iterations per start (Adam: the step falls from 0.01 to 0.0001 along a cosine over them; "
                    "boxes: projections, no step).")
 @click.option("--budget", type=click.IntRange(1, 10**9), default=400_000, show_default=True,
-              help="Optimizer iterations in all; the bisection stops when they are spent (work, never seconds).")
+              help="Optimizer iterations in all; the bisection stops when they are spent (work, never seconds). "
+                   "Budget × the reduced matrix's entries is estimated up front; a search of more than a day on the "
+                   "2-core machine is refused (exit 2; docs/performance.md).")
 @click.option("--start-rank", "start", type=click.IntRange(1, 10**6),
               help="Upper end of the bisection (default: the exponential start's rank, min(queries, keys)).")
 @click.option("--lowest-rank", "lowest", type=click.IntRange(1, 10**6),
@@ -31,11 +33,13 @@ from .common import Contradiction, InputError, cli, exit_codes, strict_json, wri
 @click.option("--device", type=click.Choice(["numpy", "cpu", "cuda"]), default="numpy", show_default=True,
               help="Where the float search runs: numpy, or PyTorch on the CPU or a GPU (optional extra torch); the "
                    "exact check is the same.")
-@click.option("--method", type=click.Choice(["adam", "boxes"]), default="adam", show_default=True,
+@click.option("--method", type=click.Choice(["auto", "adam", "boxes"]), default="auto", show_default=True,
               help="The float search: Adam on the conditions' violations, or alternating projections between a box "
                    "of sufficient values and the rank-r matrices (faster on large families, numpy only; "
                    "docs/math.md §12); boxes also takes a reduced matrix above the dense cap, by its roots (row m = 28: "
-                   "Lemma 12.2).")
+                   "Lemma 12.2). auto: boxes above 2^20 reduced-matrix entries (golay24: 6.6 M, where Adam did not "
+                   "converge), Adam at or below (every documented family up to row m = 22, 379,456 entries, keeps "
+                   "its result) and on --device cpu|cuda; Adam too when the family's box cannot be built.")
 @click.option("--max-work", "max_work", type=click.IntRange(1, MAX_WORK_OPTION), metavar="N",
               help="Multiply-adds the exact check may spend, --all-pairs included (as check-kernel --max-work; "
                    "default 10⁹).")
@@ -120,7 +124,8 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
         "readout": None if best is None else ("fixed" if "w" in best.table else "exact LP"),
         "exponential_rank": result.exponential_rank, "start_rank": result.start_rank,
         "lowest_rank": result.lowest_rank,
-        "device": device, "method": method, "max_work": max_work,
+        "device": device, "method": result.method, "method_option": method, "estimate": result.estimate,
+        "max_work": max_work,
         "seed": seed, "restarts": restarts, "iterations_per_start": iterations, "budget": budget,
         "iterations": result.iterations, "budget_exhausted": result.budget_exhausted,
         "tried": result.tried,
@@ -153,7 +158,7 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
     exact = "; ".join(f"rank {t['rank']}: " + ("verified" if t["verified"] is True else "the rounded table failed it"
                                               if t["verified"] is False else str(t["verified"])) for t in checks)
     spent = (f"{result.iterations:,} iterations of {budget:,}" + (", budget spent" if result.budget_exhausted else "")
-             + f" ({'alternating projections, ' if method == 'boxes' else ''}seed {seed}, {restarts} restart{'s' if restarts != 1 else ''}, ≤ {iterations:,} per start)")
+             + f" ({'alternating projections, ' if result.method == 'boxes' else ''}seed {seed}, {restarts} restart{'s' if restarts != 1 else ''}, ≤ {iterations:,} per start)")
     if best is None:
         click.echo("  upper       no verified table found")
         click.echo(f"  search      ranks tried: {tried}; {spent}")

@@ -15,7 +15,9 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--restarts", type=click.IntRange(1, 100), default=4, show_default=True,
               help="Seeded random starts per rank tried.")
 @click.option("--steps", type=click.IntRange(1, 10**6), default=4000, show_default=True,
-              help="Optimizer steps per start (the budget is counted in these, never in seconds).")
+              help="Optimizer steps per start (the budget is counted in these, never in seconds). A step costs 4^m "
+                   "entry-steps; a search of more than a day on the 2-core machine (steps × restarts × ranks × 4^m "
+                   "entry-steps, at 10⁻⁷ s each) is refused up front (exit 2; m = 10 with the defaults: about 4 hours).")
 @click.option("--max-rank", "max_rank", type=click.IntRange(1, 1024),
               help="Highest rank the search tries (default m + 1); above it the upper side is the dense-softmax "
                    "kernel of rank 2^m.")
@@ -52,6 +54,12 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
             check_plot_path(plot, creates=out_dir)
         except PlotUnavailable as exc:
             raise InputError(str(exc)) from None
+    from ..minrank.lower import exact_lower_bound
+    from ..minrank.upper import too_long
+
+    refused = too_long(m, exact_lower_bound(m), max_rank if max_rank is not None else m + 1, restarts, steps)
+    if refused:  # from the count of entry-steps, before any work (issue 42)
+        raise InputError(refused)
     progress = Progress(f"certify minrank --m {m}")
     try:
         result = minrank(m, restarts, steps, max_rank if max_rank is not None else m + 1, seed, budget,

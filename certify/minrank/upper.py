@@ -11,6 +11,12 @@ evaluated with the explicit readout in exact integers. If no rank up to ``max_ra
 verifies, the upper side is the dense-softmax kernel ``6^{m − ⟨x, v⟩}`` of rank ``2^m``
 (A.1, docs/math.md §8), checked the same way. The table is an ordinary kernel table
 (docs/kernel-table-format.md): ``phi_q``, ``phi_k`` (or ``kernel``) in integers.
+
+The work is known before the search: :func:`search_work` counts it in entry-steps (``4^m``
+entries of the kernel × the steps of every start at every rank, at most), and
+:func:`search_seconds` converts that to seconds on the 2-core machine with
+:data:`SECONDS_PER_ENTRY_STEP` — only to say it; ``certify minrank`` refuses a run above
+:data:`MAX_SECONDS` (a day) from the count, before any step (issue 42).
 """
 from __future__ import annotations
 
@@ -23,9 +29,18 @@ from .rows import bits as _bits, matrix_failure
 from .search import geometry, propose
 from .verify import MAX_BRUTE_FORCE_M, brute_force
 
-__all__ = ["Upper", "verified_table", "upper_side", "softmax_table", "table_doc", "SCALES"]
+__all__ = ["Upper", "verified_table", "upper_side", "softmax_table", "table_doc", "SCALES", "search_work",
+           "search_seconds", "too_long", "SECONDS_PER_ENTRY_STEP", "MAX_SECONDS"]
 
 SCALES = (8, 12, 16, 20)
+
+#: Seconds per entry-step (one step of :func:`certify.minrank.search.propose` over one entry of the ``2^m × 2^m``
+#: kernel) on the 2-core machine: 54 ms per step at ``m = 10`` (1,048,576 entries: 5·10⁻⁸ each) when the other core is
+#: idle, up to about 0.16 s beside other work; ``m = 8, 9``: 3 and 11 ms (``tests/benchmarks/bench_estimates.py``,
+#: 2026-12-03; docs/performance.md, "certify minrank"). For the message only: the refusal is decided by the count.
+SECONDS_PER_ENTRY_STEP = 1e-7
+#: The longest search ``certify minrank`` starts: a day on the 2-core machine (by :func:`search_seconds`).
+MAX_SECONDS = 86_400
 
 
 @dataclass
@@ -40,10 +55,16 @@ class Upper:
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _exact_rank(rows: list[list[int]]) -> int:
+def _factor_rank(Ui: list[list[int]], Vi: list[list[int]]) -> int:
+    """The exact rank of ``A = U Vᵀ`` from its ``r × r`` Gram product: ``rank(U Vᵀ) = rank((UᵀU)(VᵀV))`` over the
+    rationals (``Uᵀ`` is one-to-one on the columns of ``U``, ``V`` on the rows of ``Vᵀ``), so python-flint ranks an
+    ``r × r`` integer matrix, not the ``2^m × 2^m`` one (``m = 10``: seconds in one call that Ctrl-C cannot stop)."""
     from flint import fmpz_mat
 
-    return fmpz_mat(rows).rank() if rows and rows[0] else 0
+    if not Ui or not Ui[0]:
+        return 0
+    gu, gv = fmpz_mat(Ui).transpose() * fmpz_mat(Ui), fmpz_mat(Vi).transpose() * fmpz_mat(Vi)
+    return (gu * gv).rank()
 
 
 def verified_table(m: int, Ui: list[list[int]], Vi: list[list[int]]) -> tuple[int, int] | None:
@@ -59,7 +80,7 @@ def verified_table(m: int, Ui: list[list[int]], Vi: list[list[int]]) -> tuple[in
             raise AssertionError(f"m = {m}: the row condition holds but the input {result.failure} fails "
                                  "(the sufficiency proof of docs/math.md §11 would be wrong)")
         inputs = result.inputs
-    return _exact_rank(A), inputs
+    return _factor_rank(Ui, Vi), inputs
 
 
 def table_doc(m: int, Ui: list[list[int]] | None, Vi: list[list[int]] | None, note: str,
@@ -83,9 +104,39 @@ def softmax_table(m: int) -> tuple[dict[str, Any], int]:
     return table_doc(m, None, None, f"dense softmax 6^(m - <x,v>), rank 2^{m} (A.1)", kernel=A), inputs
 
 
+def search_work(m: int, lower: int, max_rank: int, restarts: int, steps: int) -> int:
+    """The entry-steps :func:`upper_side` spends at most: ``4^m`` entries × ``steps`` × ``restarts`` × the ranks from
+    ``lower`` to ``min(max_rank, 2^m)`` (every start run to its last step; a start that proposes stops earlier)."""
+    ranks = max(0, min(max_rank, 1 << m) - max(lower, 1) + 1)
+    return (1 << 2 * m) * steps * restarts * ranks
+
+
+def search_seconds(work: int) -> float:
+    """``work`` entry-steps in seconds on the 2-core machine (:data:`SECONDS_PER_ENTRY_STEP`): for messages only."""
+    return work * SECONDS_PER_ENTRY_STEP
+
+
+def too_long(m: int, lower: int, max_rank: int, restarts: int, steps: int) -> str | None:
+    """The one-line refusal of a search above :data:`MAX_SECONDS` (:func:`search_work`, then :func:`search_seconds`),
+    naming the estimate and the options that lower it; ``None`` for a search that fits in a day."""
+    work = search_work(m, lower, max_rank, restarts, steps)
+    seconds = search_seconds(work)
+    if seconds <= MAX_SECONDS:
+        return None
+    ranks = max(0, min(max_rank, 1 << m) - max(lower, 1) + 1)
+    span = f"{seconds / 3600:,.0f} hours" if seconds < 2 * 86_400 else f"{seconds / 86_400:,.0f} days"
+    return (f"the search would take up to {work:.3g} entry-steps (4^{m} kernel entries × {steps:,} steps × {restarts} "
+            f"start{'s' if restarts != 1 else ''} × {ranks} rank{'s' if ranks != 1 else ''}), about {span} on the "
+            f"2-core machine (docs/performance.md), more than a day: lower --steps, --restarts or --max-rank")
+
+
 def upper_side(m: int, lower: int, max_rank: int, restarts: int, steps: int, seed: int = 0,
                say: Callable[[str], None] | None = None) -> Upper:
-    """The least rank from ``lower`` to ``max_rank`` at which a proposal verifies (module docstring), else softmax."""
+    """The least rank from ``lower`` to ``max_rank`` at which a proposal verifies (module docstring), else softmax.
+
+    ``say`` gets a line at every step of every start (rank, start, step, loss: the caller's
+    :class:`certify.check.Progress` shows one every few seconds) and one when a start ends.
+    """
     say = say or (lambda text: None)
     geo = geometry(m)
     attempts: list[dict[str, Any]] = []
@@ -93,7 +144,12 @@ def upper_side(m: int, lower: int, max_rank: int, restarts: int, steps: int, see
         for k in range(restarts):
             s = seed + 1000 * r + k
             kind = "ansatz" if k % 2 == 0 else "random"  # the symmetric kernel's truncated SVD, then a random start
-            U, V, used = propose(m, r, s, steps, start="ansatz" if kind == "ansatz" else None, geo=geo)
+            where = f"m = {m}, rank {r}, start {k + 1}/{restarts} ({kind})"
+
+            def step(t: int, loss: float, where: str = where) -> None:
+                say(f"{where}: step {t:,}/{steps:,}, loss {loss:.3g}")
+
+            U, V, used = propose(m, r, s, steps, start="ansatz" if kind == "ansatz" else None, geo=geo, progress=step)
             attempts.append({"rank": r, "seed": s, "start": kind, "steps": used, "proposed": U is not None})
             say(f"m = {m}, rank {r}, start {k + 1}/{restarts} ({kind}): "
                 f"{'a proposal' if U is not None else 'none'} after {used:,} steps")
