@@ -115,7 +115,7 @@ def test_large_products_and_truncations_go_by_pieces(monkeypatch):
     """Above LARGE_CALL multiply-adds (lowered here) a product goes by blocks of rows and a truncated SVD by a thin QR
     of the factors or a subspace iteration: the same product, and a rank-r approximation as good as the best one up
     to a factor 2 in the spectral norm (exactly the best one from thin factors)."""
-    from certify.bracket import linalg
+    from certify.bracket import pieces as linalg
 
     rng = np.random.default_rng(0)
     X, Y = rng.standard_normal((70, 40)), rng.standard_normal((40, 30))

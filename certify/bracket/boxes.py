@@ -35,7 +35,7 @@ import numpy as np
 
 from ..kernels.report import token_bits
 from .descent import FLOOR, Constraints, violations
-from .linalg import LARGE_CALL, has_duplicates, matmul, sorted_unique
+from .pieces import LARGE_CALL, has_duplicates, matmul, sorted_unique
 from .reduced import ETA, Reduced, ReductionError
 
 __all__ = ["A_MAX", "THETA", "KAPPA", "RELAX", "STOP", "inside", "boxes", "entries", "pair_boxes", "project"]
@@ -156,7 +156,7 @@ def inside(con: Constraints, A: np.ndarray, floor: float = FLOOR) -> bool:
 def _refit(F: np.ndarray, T: np.ndarray) -> np.ndarray:
     """The least-squares ``X`` of ``X Fᵀ ≈ Tᵀ`` (``T`` of shape ``len(F) × rows``), with a ridge of 10⁻¹² times the
     mean diagonal of ``FᵀF`` (plus 10⁻¹²) against a singular Gram matrix. On a large block the products go by pieces
-    and the ``r × r`` system is inverted once, then applied by pieces (:mod:`certify.bracket.linalg`)."""
+    and the ``r × r`` system is inverted once, then applied by pieces (:mod:`certify.bracket.pieces`)."""
     r = F.shape[1]
     G = matmul(F.T, F)
     G = G + 1e-12 * (np.trace(G) / r + 1) * np.eye(r)

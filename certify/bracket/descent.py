@@ -17,7 +17,7 @@ propose: :mod:`certify.bracket.lift` rounds the factors and the exact check deci
 Reproducibility: seeded (``numpy.random.default_rng``), budgeted by iterations, never by
 time. The products use numpy's BLAS (``@``), whose bits depend on the numpy build and the
 CPU's instruction set, as the warm start's SVD (LAPACK) always did (docs/results.md, "What
-is reproducible"). On a large block they go by pieces (:mod:`certify.bracket.linalg`), so
+is reproducible"). On a large block they go by pieces (:mod:`certify.bracket.pieces`), so
 that Ctrl-C and SIGTERM act within a fraction of a second.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .linalg import has_duplicates, matmul, top_factors
+from .pieces import has_duplicates, matmul, top_factors
 from .reduced import ETA, Reduced, ReductionError
 
 #: The loss below which the floats meet every condition up to roundoff (then the rounded table is checked exactly).
@@ -125,7 +125,7 @@ def violations(con: Constraints, A: np.ndarray, kappa: float, floor: float, scal
 
 def truncate(P: np.ndarray, Q: np.ndarray | None, r: int, say=None) -> tuple[np.ndarray, np.ndarray]:
     """The best rank-``r`` factors of ``P Qᵀ`` (``Q = None``: of ``P``; truncated SVD, split evenly): a warm start at
-    rank ``r``. :func:`certify.bracket.linalg.top_factors`: ``numpy.linalg.svd`` of the product on a small block, by
+    rank ``r``. :func:`certify.bracket.pieces.top_factors`: ``numpy.linalg.svd`` of the product on a small block, by
     pieces on a large one."""
     return top_factors(P, Q, r, say)
 

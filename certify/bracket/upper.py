@@ -34,7 +34,7 @@ import numpy as np
 
 from .descent import FLOOR, MAX_BLOCK, TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
 from .lift import checkable, verify_lifted
-from .linalg import LARGE_CALL, matmul, svd_cost
+from .pieces import LARGE_CALL, matmul, svd_cost
 from .reduced import Reduced, ReductionError, reduce_family
 
 __all__ = ["BracketRangeError", "TooMuchWork", "Solution", "UpperResult", "upper_side", "write_solution",
@@ -191,7 +191,7 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
         best_pq = (U[:, :keep] * np.sqrt(s[:keep]), Vt[:keep].T * np.sqrt(s[:keep]))
     else:  # its numerical rank would need that SVD whole (golay24: seconds to minutes that Ctrl-C cannot stop)
         keep = min(n1, n2)
-        best_pq = (start_block, None)  # truncated by pieces at the first rank (certify.bracket.linalg)
+        best_pq = (start_block, None)  # truncated by pieces at the first rank (certify.bracket.pieces)
     top = min(start, keep) if start is not None else keep
     low = max(1, lowest if lowest is not None else (family.certified_bound or 1))
     if low > top:
