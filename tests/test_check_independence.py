@@ -41,6 +41,11 @@ CHECKERS = {
                               "the hostile-input hardening and the process guard the other checkers share",
                         str(CORPUS / "valid" / "rank_nine_paper.json"),
                         str(CORPUS / "invalid" / "paper_chains_claim_raised_to_ten.json"), "VERIFIED: r ≥ 9"),
+    # Order obstructions and region counting (Lemmas 11.4, 11.5) with field-naming messages (≈ 260 lines, issues 42, 43).
+    "check_obstruction.py": Checker(290, "r*(m, 3) lower-side certificates: two arguments, every field named in its message",
+                                    str(ROOT / "docs" / "results" / "minrank" / "m5.lower.obstruction.json"),
+                                    str(ROOT / "tests" / "minrank" / "invalid" / "rank_three_claimed_from_the_m4_pair.json"),
+                                    "VERIFIED: r*(5, 3) ≥ 3", needs=("check.py",)),
     # Seven named steps over a file of words, patterns and permutations (≈ 310 lines, issue 43): room for one more.
     "check_split.py": Checker(340, "held-out splits: seven steps, the file's shape included, and its script entry",
                               str(SPLITS / "valid" / "small_M4_q2.json"), str(SPLITS / "invalid" / "test_label_flipped.json"),

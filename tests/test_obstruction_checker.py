@@ -1,6 +1,6 @@
 """The lower-side obstruction checker fails closed like certify/check.py (issue 42, point 4).
 
-``python -m certify.minrank.obstruction FILE`` checks the ``certify.minrank-lower/1``
+``python certify/check_obstruction.py FILE`` checks the ``certify.minrank-lower/1``
 certificates of ``certify minrank`` (docs/certificate-format.md, "Lower-side obstruction
 certificates"; docs/math.md §11):
 
@@ -28,7 +28,7 @@ import time
 
 import pytest
 
-from certify.minrank import obstruction as O
+from certify import check_obstruction as O
 
 from conftest import ROOT
 
@@ -55,7 +55,7 @@ def _one_line(text: str) -> str:
 
 
 def _run(*args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "certify.minrank.obstruction", *args], stdout=stdout,
+    return subprocess.run([sys.executable, str(ROOT / "certify" / "check_obstruction.py"), *args], stdout=stdout,
                           stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60,
                           env=dict(os.environ, CERTIFY_PROGRESS="0", **env))
 
@@ -139,7 +139,7 @@ def test_stdout_on_dev_full_is_exit_2_with_one_line():
     with open("/dev/full", "w") as full:
         proc = _run(FIVE, stdout=full)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert _one_line(proc.stderr) == "certify.minrank.obstruction: cannot write the output: No space left on device"
+    assert _one_line(proc.stderr) == "check_obstruction.py: cannot write the output: No space left on device"
 
 
 def test_an_ascii_locale_gets_the_verdict_in_ascii():
@@ -175,7 +175,7 @@ def test_ctrl_c_and_sigterm_are_130_and_143_with_one_line(capsys, monkeypatch):
         code, out, err = _main(capsys, FIVE)
     except KeyboardInterrupt:  # escaped the checker: fail this test, not the whole session
         pytest.fail("KeyboardInterrupt escaped main()")
-    assert code == 130 and out == "" and _one_line(err) == "certify.minrank.obstruction: interrupted (SIGINT)"
+    assert code == 130 and out == "" and _one_line(err) == "check_obstruction.py: interrupted (SIGINT)"
 
     class Unguarded(Exception):
         pass
@@ -194,7 +194,7 @@ def test_ctrl_c_and_sigterm_are_130_and_143_with_one_line(capsys, monkeypatch):
         assert signal.getsignal(signal.SIGTERM) is unguarded  # put back afterwards
     finally:
         signal.signal(signal.SIGTERM, previous)
-    assert code == 143 and out == "" and _one_line(err) == "certify.minrank.obstruction: terminated (SIGTERM)"
+    assert code == 143 and out == "" and _one_line(err) == "check_obstruction.py: terminated (SIGTERM)"
 
 
 def test_a_bug_in_the_checker_is_exit_3_in_one_line(capsys, monkeypatch):
@@ -210,14 +210,14 @@ def test_a_bug_in_the_checker_is_exit_3_in_one_line(capsys, monkeypatch):
 
 def test_help_lists_the_exit_codes_and_bad_usage_is_exit_2(capsys):
     code, out, err = _main(capsys, "--help")
-    assert code == 0 and err == "" and out.startswith("usage: python -m certify.minrank.obstruction [--] FILE")
+    assert code == 0 and err == "" and out.startswith("usage: python certify/check_obstruction.py [--] FILE")
     codes = out[out.index("Exit codes"):]
     for number in ("0", "1", "2", "3", "130", "141", "143"):
         assert f"{number} " in codes, number
     assert "1 MiB" in out
     for args in ((), (FIVE, FIVE), ("-x",), ("-x", FIVE)):
         code, out, err = _main(capsys, *args)
-        assert code == 2 and out == "" and _one_line(err).startswith("usage: python -m certify.minrank.obstruction")
+        assert code == 2 and out == "" and _one_line(err).startswith("usage: python certify/check_obstruction.py")
     code, out, err = _main(capsys, "--", FIVE)  # "--": the next argument is the path
     assert code == 0 and _one_line(out) == "VERIFIED: r*(5, 3) ≥ 3"
 
@@ -246,13 +246,6 @@ def test_missing_files_directories_and_files_over_1_mib_are_refused_before_parsi
     assert code == 2 and "format: " in _one_line(err)
 
 
-def test_the_checker_imports_the_standard_library_and_certify_check_only():
-    tree = ast.parse((ROOT / "certify" / "minrank" / "obstruction.py").read_text())
-    absolute = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    absolute |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
-    relative = {(n.level, n.module) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level}
-    assert absolute <= set(sys.stdlib_module_names) and relative == {(2, "check")}
-    for init in ("certify/__init__.py", "certify/minrank/__init__.py"):  # what `-m` imports on the way
-        nodes = ast.walk(ast.parse((ROOT / init).read_text()))
-        assert not [n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+def test_the_checker_s_error_kind_is_a_format_error():
+    """Its imports (the standard library and check.py beside it): tests/test_check_independence.py."""
     assert issubclass(O.ObstructionError, ValueError) and O.ObstructionError("m", "x").exit_code == 2

@@ -36,7 +36,7 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
     r*(M, 3) is the least feature rank of one normalized nonnegative kernel-attention head
     that solves Min-IP on every length-3 input over M-bit tokens (error < 1/2, one-hot values,
     query-dependent readout). Lower side: order obstructions (r* ≥ 2 from M = 4, ≥ 3 from
-    M = 5) and region counting, re-checked by python -m certify.minrank.obstruction, and the
+    M = 5) and region counting, re-checked by python certify/check_obstruction.py, and the
     bound of a best-chain search certificate, re-checked by certify/check.py. Upper side: a low-rank kernel found by
     a seeded search, rounded to integer factors and kept only when A ≥ 0, every row condition,
     its exact rank and (M ≤ 8) every length-3 input evaluated with an explicit readout all
@@ -92,13 +92,13 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
     click.echo(f"certify minrank --m {m}: {result.lower} ≤ r*({m}, 3) ≤ {u.rank}"
                + ("  (closed)" if result.closed else f"  (open; 2^{m} = {1 << m})"))
     click.echo(f"  lower        {result.lower}: {result.lower_how}" +
-               ("; re-checked by certify.minrank.obstruction" if result.obstruction else ""))
+               ("; re-checked by certify/check_obstruction.py" if result.obstruction else ""))
     if result.certified is not None:
         click.echo(f"               best-chain search certificate: r ≥ {result.certified} "
                    "(certify search, re-checked by certify/check.py)")
     if result.regions is not None:
         click.echo(f"               region counting: r ≥ {result.regions['rank_at_least']} "
-                   f"({len(result.regions['pairs'])} pairs of keys; re-checked by certify.minrank.obstruction)")
+                   f"({len(result.regions['pairs'])} pairs of keys; re-checked by certify/check_obstruction.py)")
     checks = "A ≥ 0, every row condition, exact rank"
     if u.inputs_checked:
         checks += f", all {u.inputs_checked:,} length-3 inputs evaluated exactly"

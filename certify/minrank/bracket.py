@@ -1,7 +1,7 @@
 """Both sides of r*(m, 3) for one m: ``certify minrank`` (docs/math.md §11, docs/results.md).
 
 :func:`minrank` combines the lower side — the order obstruction (:mod:`certify.minrank.lower`,
-re-checked by :mod:`certify.minrank.obstruction`) and, for ``m ≥ 4``, the bound of a
+re-checked by :mod:`certify.check_obstruction`) and, for ``m ≥ 4``, the bound of a
 best-chain search certificate (``certify search``, re-checked by ``certify/check.py``) — with
 the upper side (:mod:`certify.minrank.upper`). Every number it reports was verified exactly.
 """

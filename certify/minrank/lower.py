@@ -2,7 +2,7 @@
 
 :func:`region_certificate` searches for a region-counting certificate (Lemma 11.5), which
 proves less than the orders at every ``m ≤ 10`` tried (``r ≥ 2`` from ``m = 8``).
-:func:`obstruction_certificate` writes the certificate of :mod:`certify.minrank.obstruction`
+:func:`obstruction_certificate` writes the certificate of :mod:`certify.check_obstruction`
 for ``r*(m, 3) ≥ 2`` (``m ≥ 4``: one pair of keys) or ``≥ 3`` (``m ≥ 5``: a small set of
 pairs no order of the rows can satisfy). The core is found on ``m = 5`` — by a search over
 the orientations of every pair with both sides nonempty, then pruned pair by pair while the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .obstruction import SCHEMA, check, orientation_cycle_free, sides
+from ..check_obstruction import SCHEMA, check, orientation_cycle_free, sides
 from .rows import bits as _bits
 
 __all__ = ["obstruction_certificate", "exact_lower_bound", "region_certificate"]
@@ -81,11 +81,11 @@ def region_certificate(m: int, seed: int = 0, rounds: int = 12, sample: int = 20
     Pairs ``(y, z)`` of disjoint random key sets (2 or 3 coordinates each) are added one at a
     time, each the best of ``sample`` candidates by the bound it proves (then by how many
     distinct full patterns it leaves), for ``rounds`` rounds; the certificate of the best set
-    seen is returned, checked by :func:`certify.minrank.obstruction.check`.
+    seen is returned, checked by :func:`certify.check_obstruction.check`.
     """
     import random
 
-    from .obstruction import cells, patterns
+    from ..check_obstruction import cells, patterns
 
     if m < 4:
         return None

@@ -97,7 +97,7 @@ def exact_cases() -> dict:
             cases[f"check.py {rel}"] = lambda rel=rel: _checker("certify.check", rel)
     for p in sorted((ROOT / "tests" / "minrank").glob("*/*.json"))[::4]:
         rel = str(p.relative_to(ROOT))
-        cases[f"obstruction {rel}"] = lambda rel=rel: _checker("certify.minrank.obstruction", rel)
+        cases[f"obstruction {rel}"] = lambda rel=rel: _checker("certify.check_obstruction", rel)
     for p in sorted((ROOT / "tests" / "splits").glob("*/*.json"))[::3]:
         rel = str(p.relative_to(ROOT))
         cases[f"check-split --json {rel}"] = lambda rel=rel: _cli("experiment", "check-split", "--json", rel)

@@ -4,7 +4,7 @@ Run from the repository root: ``python tests/minrank/make_obstruction_corpus.py`
 a ``certify.minrank-lower/1`` certificate (``certify.minrank.lower``, or the committed
 docs/results/minrank/m8.lower.regions.json) with one change, made here so that the change is
 exactly the attack its name says. MANIFEST.json gives, for each file, the exit code of
-``python -m certify.minrank.obstruction FILE`` and the field or step its one line names
+``python certify/check_obstruction.py FILE`` and the field or step its one line names
 (``field``: what follows the path in ``MALFORMED: FILE: field: …`` / ``REJECTED: FILE: field: …``)
 and a phrase it contains (``says``); tests/test_obstruction_checker.py checks both.
 The output is deterministic: running this twice writes the same bytes.

@@ -1,5 +1,8 @@
 """Checker of the lower side of r*(m, 3) for small ranks: order obstructions (docs/math.md §11). Standard library only.
 
+One of the trusted checkers (docs/architecture.md), with ``certify/check.py`` beside it (its
+strict JSON reader and process guard): ``python certify/check_obstruction.py FILE``.
+
 A certificate ``{"schema": "certify.minrank-lower/1", "m": M, "rank_at_least": R,
 "argument": "orders" | "regions", "pairs": [[y, z], …]}`` (``y``, ``z`` key tokens as 0/1 strings of length ``M``, character
 ``i`` is coordinate ``i``) claims ``r*(M, 3) ≥ R`` for ``R ∈ {2, 3}``. For a pair of keys
@@ -46,8 +49,15 @@ import json
 import sys
 from typing import Any
 
-from ..check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
-                     CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams)
+if __package__:
+    from .check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
+                        CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams)
+else:  # run as a script (python certify/check_obstruction.py FILE): certify/check.py is beside it
+    import os as _os
+
+    sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
+    from check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
+                       CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams)
 
 SCHEMA = "certify.minrank-lower/1"
 MAX_M = 12
@@ -365,11 +375,11 @@ def run(path: str) -> int:
     return EXIT_REJECTED
 
 
-PROG = "certify.minrank.obstruction"
+PROG = "check_obstruction.py"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """usage: python -m certify.minrank.obstruction [--] FILE
+    """usage: python certify/check_obstruction.py [--] FILE
 
     Check a certify.minrank-lower/1 certificate (written by `certify minrank`) with the
     standard library alone: P and Q of every listed pair of keys are recomputed from the
@@ -399,7 +409,7 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_VERIFIED
     paths = args + rest
     if len(paths) != 1 or any(a.startswith("-") for a in args):
-        print(f"usage: python -m {PROG} [--] FILE  (exit 0 proved, 1 rejected, 2 malformed; --help)", file=sys.stderr)
+        print(f"usage: python certify/{PROG} [--] FILE  (exit 0 proved, 1 rejected, 2 malformed; --help)", file=sys.stderr)
         return EXIT_MALFORMED
     return run(paths[0])
 
