@@ -1,4 +1,4 @@
-"""Code search (certify/search/codes.py): seeds, exact local search, certificates of what it finds."""
+"""Code search (certify/search/: codes.py, scores.py, seeds.py, local.py): seeds, exact local search, certificates of what it finds."""
 import random
 from fractions import Fraction
 

@@ -40,7 +40,7 @@ FLOAT_AGREEMENT = 1e-9
 class RunResult:
     """One trained head: its float training figures and the exact verdict on its exported table.
 
-    A diverged run (``certify.kernels.diverged``: a trained entry is not finite) has no table,
+    A diverged run (``certify.training.diverged``: a trained entry is not finite) has no table,
     no ``report`` and ``diverged`` set to its first non-finite entry; it does not solve.
     """
 
@@ -305,7 +305,7 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
             seconds = time.perf_counter() - t0
             path = os.path.join(out_dir, f"rank{rank}_seed{seed}.npz")
             reason = head["diverged"] or first_nonfinite(head)
-            if reason is not None:  # diverged: a result, recorded without a table (certify.kernels.diverged)
+            if reason is not None:  # diverged: a result, recorded without a table (certify.training.diverged)
                 if os.path.exists(path):
                     os.remove(path)  # an earlier run's table under this name would not be this run's
                 res = RunResult(rank, seed, "", head["loss"], head["float_max_error"], seconds, None, diverged=reason)
