@@ -95,8 +95,8 @@ __all__ = ["FORMAT", "VERSION", "COMPACT_VERSION", "KEY_RULE", "compact_work", "
            "CertificateError", "CertificateFormatError", "CertificateLimitError", "CertificateRejected",
            "InternalContradiction", "Verified", "canonical_bytes", "content_hash", "format_rational", "show_number",
            "parse_rational", "load", "loads", "check", "check_file", "UM_FORMAT", "UM_VERSION", "UM_INPUTS",
-           "check_unique_minimizer", "UniqueMinimizerVerified", "exact_text", "safe_output_streams", "run", "main",
-           "Progress"]
+           "check_unique_minimizer", "UniqueMinimizerVerified", "exact_text", "safe_output_streams", "script_args", "run",
+           "main", "Progress"]
 
 FORMAT = "certify.rank-certificate"
 VERSION = 1
@@ -1646,28 +1646,41 @@ def main(argv: list[str] | None = None) -> int:
     return guard_process(lambda: _main(argv), "check.py")
 
 
-def _main(argv: list[str] | None = None) -> int:
+def script_args(argv: list[str] | None, doc: str | None, usage: str, flags=(), value: str | None = None):
+    """A checker script's arguments (``check.py`` and the checkers beside it): ``(exit code, None, {})`` once
+    ``--help`` is printed or a usage error said in one line; else ``(None, path, given)``, ``given`` the flags present
+    and ``value``'s text (``--max-work N``). After ``--`` comes the path, even one starting with ``-``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    rest = args[args.index("--") + 1:] if "--" in args else []  # after "--", a path, even one starting with "-"
+    rest = args[args.index("--") + 1:] if "--" in args else []
     args = args[:args.index("--")] if "--" in args else args
-    if "-h" in args or "--help" in args:  # what it does, its options and exit codes (main's docstring): exit 0
-        return print("\n".join(line.strip() for line in (main.__doc__ or "").splitlines()).strip()) or EXIT_VERIFIED
-    max_work = None
-    if "--max-work" in args:  # ``--max-work N``: the compact work cap (a count of digits only)
-        k = args.index("--max-work")
-        text = args[k + 1] if k + 1 < len(args) else ""
-        if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1):
-            safe_output_streams()
-            print(f"MALFORMED: --max-work: expected an integer from 1 to 10^18 - 1, not {text[:30]!r}", file=sys.stderr)
-            return EXIT_MALFORMED
-        max_work, args = int(text), args[:k] + args[k + 2:]
-    flags = {a for a in args if a in ("--quiet", "--json")}
+    safe_output_streams()
+    if "-h" in args or "--help" in args:  # what it does, its options and exit codes (its main's docstring): exit 0
+        print("\n".join(line.strip() for line in (doc or "").splitlines()).strip())
+        return EXIT_VERIFIED, None, {}
+    given: dict[str, Any] = {}
+    if value is not None and value in args:
+        k = args.index(value)
+        given[value], args = (args[k + 1] if k + 1 < len(args) else ""), args[:k] + args[k + 2:]
+    given.update((a, True) for a in args if a in flags)
     paths = [a for a in args if a not in flags] + rest
     if len(paths) != 1 or any(a.startswith("-") and a not in flags for a in args):
-        safe_output_streams()
-        print("usage: check.py [--quiet] [--json] [--max-work N] [--] CERTIFICATE.json", file=sys.stderr)
-        return EXIT_MALFORMED
-    return run(paths[0], quiet="--quiet" in flags, as_json="--json" in flags, max_work=max_work)
+        print(usage, file=sys.stderr)
+        return EXIT_MALFORMED, None, given
+    return None, paths[0], given
+
+
+def _main(argv: list[str] | None = None) -> int:
+    code, path, given = script_args(argv, main.__doc__, "usage: check.py [--quiet] [--json] [--max-work N] [--] "
+                                    "CERTIFICATE.json", ("--quiet", "--json"), "--max-work")
+    if code is not None:
+        return code
+    text, max_work = given.get("--max-work"), None
+    if text is not None:  # ``--max-work N``: the compact work cap (a count of digits only)
+        if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1):
+            print(f"MALFORMED: --max-work: expected an integer from 1 to 10^18 - 1, not {text[:30]!r}", file=sys.stderr)
+            return EXIT_MALFORMED
+        max_work = int(text)
+    return run(path, quiet="--quiet" in given, as_json="--json" in given, max_work=max_work)
 
 
 if __name__ == "__main__":

@@ -51,13 +51,15 @@ from typing import Any
 
 if __package__:
     from .check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
-                        CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams)
+                        CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams,
+                        script_args)
 else:  # run as a script (python certify/check_obstruction.py FILE): certify/check.py is beside it
     import os as _os
 
     sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
     from check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
-                       CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams)
+                       CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams,
+                       script_args)
 
 SCHEMA = "certify.minrank-lower/1"
 MAX_M = 12
@@ -400,18 +402,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    rest = args[args.index("--") + 1:] if "--" in args else []
-    args = args[:args.index("--")] if "--" in args else args
-    safe_output_streams()
-    if "-h" in args or "--help" in args:
-        print("\n".join(line.strip() for line in (main.__doc__ or "").splitlines()).strip())
-        return EXIT_VERIFIED
-    paths = args + rest
-    if len(paths) != 1 or any(a.startswith("-") for a in args):
-        print(f"usage: python certify/{PROG} [--] FILE  (exit 0 proved, 1 rejected, 2 malformed; --help)", file=sys.stderr)
-        return EXIT_MALFORMED
-    return run(paths[0])
+    code, path, _ = script_args(argv, main.__doc__, f"usage: python certify/{PROG} [--] FILE  (exit 0 proved, 1 rejected, "
+                                "2 malformed; --help)")
+    return code if code is not None else run(path)
 
 
 if __name__ == "__main__":

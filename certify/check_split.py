@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 if __package__:
-    from .check import CertificateError, guard_process, load, safe_output_streams
+    from .check import CertificateError, guard_process, load, script_args
 else:  # run as a script (python certify/check_split.py FILE): certify/check.py is beside it
     import os as _os
     import sys as _sys
 
     _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
-    from check import CertificateError, guard_process, load, safe_output_streams
+    from check import CertificateError, guard_process, load, script_args
 
 __all__ = ["SPLIT_FORMAT", "MAX_WORD_ACTIONS", "SplitMalformed", "SplitReport", "check_split", "check_split_file",
            "main"]
@@ -387,20 +387,12 @@ def _main(argv: list[str] | None) -> int:
     import json
     import sys
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    rest = args[args.index("--") + 1:] if "--" in args else []
-    args = args[:args.index("--")] if "--" in args else args
-    safe_output_streams()
-    if "-h" in args or "--help" in args:
-        print("\n".join(line.strip() for line in (main.__doc__ or "").splitlines()).strip())
-        return 0
-    as_json = "--json" in args
-    paths = [a for a in args if a != "--json"] + rest
-    if len(paths) != 1 or any(a.startswith("-") and a != "--json" for a in args):
-        print("usage: check_split.py [--json] [--] SPLIT.json", file=sys.stderr)
-        return 2
+    code, path, given = script_args(argv, main.__doc__, "usage: check_split.py [--json] [--] SPLIT.json", ("--json",))
+    if code is not None:
+        return code
+    as_json = "--json" in given
     try:
-        report = check_split_file(paths[0])
+        report = check_split_file(path)
     except SplitMalformed as exc:
         print(f"MALFORMED: {exc}", file=sys.stderr)
         return 2
