@@ -56,15 +56,13 @@ class Upper:
 
 
 def _factor_rank(Ui: list[list[int]], Vi: list[list[int]]) -> int:
-    """The exact rank of ``A = U Vᵀ`` from its ``r × r`` Gram product: ``rank(U Vᵀ) = rank((UᵀU)(VᵀV))`` over the
-    rationals (``Uᵀ`` is one-to-one on the columns of ``U``, ``V`` on the rows of ``Vᵀ``), so python-flint ranks an
-    ``r × r`` integer matrix, not the ``2^m × 2^m`` one (``m = 10``: seconds in one call that Ctrl-C cannot stop)."""
+    """The exact rank of ``A = U Vᵀ`` from its factors (:func:`certify.linalg.rank.factored_rank`: ``rank(U·VᵀV)``,
+    a ``2^m × r`` matrix, not the ``2^m × 2^m`` one — ``m = 10``: seconds in one call that Ctrl-C cannot stop)."""
     from flint import fmpz_mat
 
-    if not Ui or not Ui[0]:
-        return 0
-    gu, gv = fmpz_mat(Ui).transpose() * fmpz_mat(Ui), fmpz_mat(Vi).transpose() * fmpz_mat(Vi)
-    return (gu * gv).rank()
+    from ..linalg.rank import factored_rank
+
+    return factored_rank(fmpz_mat(Ui), fmpz_mat(Vi)) if Ui and Ui[0] else 0
 
 
 def verified_table(m: int, Ui: list[list[int]], Vi: list[list[int]]) -> tuple[int, int] | None:
