@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..estimates import MAX_SECONDS, duration
 from .descent import FLOOR, MAX_BLOCK, TOLERANCE, constraints, descend, exponential_start, random_start, truncate, violations
 from .lift import checkable, verify_lifted
 from .pieces import LARGE_CALL, matmul, svd_cost
@@ -54,8 +55,6 @@ AUTO_BOXES_ENTRIES = 2**20
 #: entries, at the width.
 ENTRY_SECONDS = 2e-7
 WIDTH_SECONDS = 2e-10
-#: The longest search ``certify bracket`` starts: a day on the 2-core machine, by :func:`search_estimate`.
-MAX_SECONDS = 86_400
 
 
 class BracketRangeError(ValueError):
@@ -80,14 +79,6 @@ def search_estimate(entries: int, budget: int, width: int) -> tuple[int, float]:
     the 2-core machine at factor width ``width`` (:data:`ENTRY_SECONDS`, :data:`WIDTH_SECONDS`)."""
     work = budget * entries
     return work, work * (ENTRY_SECONDS + WIDTH_SECONDS * width)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 7200:
-        return f"{seconds / 60:,.0f} minutes"
-    if seconds < 2 * 86_400:
-        return f"{seconds / 3600:,.0f} hours"
-    return f"{seconds / 86_400:,.0f} days"
 
 
 @dataclass
@@ -203,11 +194,11 @@ def upper_side(family, *, seed: int = 0, restarts: int = 0, iterations: int = 40
     estimate = {"entries": con.shape[0] * con.shape[1], "width": width, "entry_iterations": work,
                 "seconds": round(seconds, 1)}
     if seconds > MAX_SECONDS and device != "cuda":
-        raise TooMuchWork(f"the search's budget is about {_duration(seconds)} on the 2-core machine (estimated: "
+        raise TooMuchWork(f"the search's budget is about {duration(seconds)} on the 2-core machine (estimated: "
                           f"{budget:,} iterations × {con.shape[0]:,} × {con.shape[1]:,} entries = {work:.3g} "
                           f"entry-iterations of {chosen} at width {width:,}; docs/performance.md), more than a day: "
                           "lower --budget, or the width with --start-rank")
-    say(f"estimated work: {work:.3g} entry-iterations of {chosen} at width {width:,}, at most {_duration(seconds)}")
+    say(f"estimated work: {work:.3g} entry-iterations of {chosen} at width {width:,}, at most {duration(seconds)}")
     if chosen == "boxes" and rooted is None:
         from functools import partial
 

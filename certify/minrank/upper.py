@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..estimates import MAX_SECONDS, duration
 from .rows import bits as _bits, matrix_failure
 from .search import geometry, propose
 from .verify import MAX_BRUTE_FORCE_M, brute_force
@@ -39,8 +40,6 @@ SCALES = (8, 12, 16, 20)
 #: idle, up to about 0.16 s beside other work; ``m = 8, 9``: 3 and 11 ms (``tests/benchmarks/bench_estimates.py``,
 #: 2026-12-03; docs/performance.md, "certify minrank"). For the message only: the refusal is decided by the count.
 SECONDS_PER_ENTRY_STEP = 1e-7
-#: The longest search ``certify minrank`` starts: a day on the 2-core machine (by :func:`search_seconds`).
-MAX_SECONDS = 86_400
 
 
 @dataclass
@@ -122,9 +121,8 @@ def too_long(m: int, lower: int, max_rank: int, restarts: int, steps: int) -> st
     if seconds <= MAX_SECONDS:
         return None
     ranks = max(0, min(max_rank, 1 << m) - max(lower, 1) + 1)
-    span = f"{seconds / 3600:,.0f} hours" if seconds < 2 * 86_400 else f"{seconds / 86_400:,.0f} days"
     return (f"the search would take up to {work:.3g} entry-steps (4^{m} kernel entries × {steps:,} steps × {restarts} "
-            f"start{'s' if restarts != 1 else ''} × {ranks} rank{'s' if ranks != 1 else ''}), about {span} on the "
+            f"start{'s' if restarts != 1 else ''} × {ranks} rank{'s' if ranks != 1 else ''}), about {duration(seconds)} on the "
             f"2-core machine (docs/performance.md), more than a day: lower --steps, --restarts or --max-rank")
 
 
