@@ -1,4 +1,4 @@
-"""Checker of the lower side of r*(m, 3) for small ranks: order obstructions (docs/math.md §11). Standard library only.
+"""Checker of the lower side of r*(m, 3): order obstructions, regions, disjoint queries (docs/math.md §11). Stdlib only.
 
 One of the trusted checkers (docs/architecture.md), with ``certify/check.py`` beside it (its
 strict JSON reader and process guard): ``python certify/check_obstruction.py FILE``.
@@ -25,18 +25,30 @@ and ``A[x, z] > A[x, y]`` on ``Q`` (the row condition with ``d ≥ 2``).
   the rows are points ``u_x`` and pair ``i`` a hyperplane ``⟨u, c_y − c_z⟩ = 0``; a query's
   strict signs put it in one cell, distinct patterns in distinct cells.
 
-The checker recomputes ``P`` and ``Q`` from the tokens and trusts nothing else in the
-file. Work: ``2^{k−1}`` orientations of ``k`` pairs, each a cycle search on the rows
-involved; ``k ≤ 16``, ``M ≤ 12`` and ``2^{k−1} · Σ |P|·|Q| ≤`` :data:`MAX_WORK` are enforced
-before any orientation is tried (the sets themselves cost ``k · 2^M``).
+* ``"argument": "disjoint-queries"`` (any ``R ≥ 1``; docs/math.md §11, the pair queries)
+  lists ``"queries": [x, …]`` instead of pairs: query tokens of weight ``≥ 2`` with pairwise
+  disjoint supports (e.g. ``{2i, 2i + 1}``), at least ``R`` of them. Their rows are linearly
+  independent in every solving ``A``: from ``Σ λ_i A[x_i, :] = 0``, ``λ ≠ 0``, take the keys
+  ``1_P``, ``1_N`` (the unions of the supports with ``λ_i > 0``, ``< 0``); the row condition
+  (``d = |x_i| ≥ 2``) gives ``A[x_i, 1_N] > A[x_i, 1_P]`` for ``i ∈ P`` and the reverse for
+  ``i ∈ N``, so ``Σ λ_i (A[x_i, 1_N] − A[x_i, 1_P])`` is a sum of positive terms, not 0.
+
+The checker recomputes ``P`` and ``Q`` (or the weights and overlaps) from the tokens and
+trusts nothing else in the file. Work: ``2^{k−1}`` orientations of ``k`` pairs, each a cycle
+search on the rows involved; ``k ≤ 16``, ``M ≤ 12`` and ``2^{k−1} · Σ |P|·|Q| ≤`` :data:`MAX_WORK`
+are enforced before any orientation is tried (the sets themselves cost ``k · 2^M``). The
+queries cost one pass over the tokens: ``M ≤`` :data:`MAX_M_QUERIES`, the file's size bounds
+their number.
 
 Reading (:func:`load`) fails closed as ``certify/check.py`` does, with its ``loads``: a file
 over :data:`MAX_FILE_BYTES` (1 MiB) is refused before parsing; floats, exponents, NaN, signed
 or huge integers, repeated keys, escapes of printable ASCII characters, text that is not
 UTF-8 and too-deep nesting are refused with one line. The keys are exactly ``schema``, ``m``,
-``rank_at_least``, ``pairs`` and the optional ``argument`` (default ``"orders"``): any other
-key is refused (one spelling per document). The format: docs/certificate-format.md,
-"Lower-side obstruction certificates"; the mathematics: docs/math.md §11.
+``rank_at_least``, ``pairs`` and the optional ``argument`` (default ``"orders"``), or with
+``"argument": "disjoint-queries"`` (then required) ``schema``, ``m``, ``rank_at_least``,
+``argument`` and ``queries``: any other key is refused (one spelling per document;
+:data:`KEYS`). The format: docs/certificate-format.md, "Lower-side obstruction certificates";
+the mathematics: docs/math.md §11.
 
 Exit codes (:func:`main`): 0 proved (``VERIFIED: r*(M, 3) ≥ R`` on stdout), 1 rejected, 2
 malformed or unreadable (or standard output cannot be written), 3 internal error (a bug
@@ -66,11 +78,16 @@ MAX_M = 12
 MAX_PAIRS = 16
 #: Orientations × precedence edges the rank-3 check may build (the edges dominate): about 10 s of CPU here.
 MAX_WORK = 5 * 10**7
+#: The longest token of ``"disjoint-queries"`` (one pass over the tokens): its ⌊m/2⌋ queries stay under 0.6 MiB.
+MAX_M_QUERIES = 1024
 #: The largest file read (checked before parsing); a certificate (≤ 16 pairs of ≤ 12-bit tokens) is under 1 KiB.
 MAX_FILE_BYTES = 1 << 20
 #: The keys of a certificate: the required ones, then the optional ``argument``.
 REQUIRED = ("schema", "m", "rank_at_least", "pairs")
 OPTIONAL = ("argument",)
+#: The keys by argument (required, optional): ``"disjoint-queries"`` lists queries, not pairs, and must be named.
+KEYS = {"orders": (REQUIRED, OPTIONAL), "regions": (REQUIRED, OPTIONAL),
+        "disjoint-queries": (("schema", "m", "rank_at_least", "argument", "queries"), ())}
 
 
 class ObstructionError(CertificateFormatError, ValueError):
@@ -172,8 +189,9 @@ def patterns(pairs: list[tuple[frozenset, frozenset]], m: int) -> set[tuple[bool
     return out
 
 
-def _parse(doc: Any) -> tuple[int, int, str, list[tuple[frozenset, frozenset]]]:
-    """``(m, rank_at_least, argument, [(P, Q), …])`` of a well-formed certificate.
+def _parse(doc: Any) -> tuple[int, int, str, list]:
+    """``(m, rank_at_least, argument, [(P, Q), …])`` of a well-formed certificate (``[x, …]``, the query tokens as
+    integers, for ``"disjoint-queries"``).
 
     :class:`ObstructionError` naming the field otherwise.
     """
@@ -183,20 +201,36 @@ def _parse(doc: Any) -> tuple[int, int, str, list[tuple[frozenset, frozenset]]]:
         raise ObstructionError("schema", f"missing; expected {SCHEMA!r}")
     if doc["schema"] != SCHEMA:
         raise ObstructionError("schema", f"expected {SCHEMA!r}, got {_kind(doc['schema'])}")
+    argument = doc.get("argument", "orders")
+    if not isinstance(argument, str) or argument not in KEYS:
+        raise ObstructionError("argument", "expected 'orders' or 'regions' (pairs of keys) or 'disjoint-queries' "
+                               f"(queries), got {_kind(argument)}")
+    required, optional = KEYS[argument]
     for key in doc:
-        if key not in REQUIRED + OPTIONAL:
+        if key not in required + optional:
             shown = repr(key)[:60] + ("…" if len(repr(key)) > 60 else "")
-            raise ObstructionError("document", f"unknown key {shown}; a {SCHEMA} certificate has only the keys "
-                                   f"{', '.join(REQUIRED)} and the optional {', '.join(OPTIONAL)}")
-    for key in REQUIRED:
+            if key in ("pairs", "queries"):  # the other arguments' list: one spelling per document
+                raise ObstructionError("document", f"key {shown} does not go with the argument {argument!r}"
+                                       f"{'' if 'argument' in doc else ' (the default)'}, which lists {required[-1]}")
+            where, tail = (("", f" and the optional {', '.join(optional)}") if optional
+                           else (f" with the argument {argument!r}", ""))
+            raise ObstructionError("document", f"unknown key {shown}; a {SCHEMA} certificate{where} has only the keys "
+                                   f"{', '.join(required)}{tail}")
+    for key in required:
         if key not in doc:
             raise ObstructionError(key, "missing required key")
-    m, claim, raw = doc["m"], doc["rank_at_least"], doc["pairs"]
-    argument = doc.get("argument", "orders")
-    if argument not in ("orders", "regions"):
-        raise ObstructionError("argument", f"expected 'orders' or 'regions', got {_kind(argument)}")
-    if type(m) is not int or not 2 <= m <= MAX_M:
-        raise ObstructionError("m", f"expected an integer from 2 to {MAX_M}, got {_kind(m)}")
+    m, claim, top = doc["m"], doc["rank_at_least"], MAX_M_QUERIES if argument == "disjoint-queries" else MAX_M
+    if type(m) is not int or not 2 <= m <= top:
+        raise ObstructionError("m", f"expected an integer from 2 to {top}, got {_kind(m)}")
+    if argument == "disjoint-queries":
+        if type(claim) is not int or not 1 <= claim <= MAX_INT:
+            raise ObstructionError("rank_at_least", f"expected an integer from 1 to 2^53 - 1, got {_kind(claim)}")
+        raw = doc["queries"]
+        if not isinstance(raw, list) or not raw:
+            got = "an empty array" if raw == [] else _kind(raw)
+            raise ObstructionError("queries", f"expected a nonempty array of 0/1 tokens of length m = {m}, got {got}")
+        return m, claim, argument, [_token(x, m, f"queries[{i}]") for i, x in enumerate(raw)]
+    raw = doc["pairs"]
     if argument == "regions":
         if type(claim) is not int or not 2 <= claim <= MAX_PAIRS + 1:
             raise ObstructionError("rank_at_least", f"expected an integer from 2 to {MAX_PAIRS + 1} for 'regions', "
@@ -227,6 +261,23 @@ def explain(doc: Any) -> tuple[int, str, str]:
     """
     m, claim, argument, pairs = _parse(doc)
     k = len(pairs)
+    if argument == "disjoint-queries":  # one pass: weights, then overlaps with the union of the earlier supports
+        seen = 0
+        for i, x in enumerate(pairs):
+            if x.bit_count() < 2:
+                return 0, f"queries[{i}]", (f"weight {x.bit_count()}; the row condition orders the keys 1_P, 1_N only "
+                                            "for queries of weight ≥ 2 (docs/math.md section 11, the pair queries)")
+            if x & seen:
+                c = ((x & seen) & -(x & seen)).bit_length() - 1
+                j = next(j for j in range(i) if pairs[j] >> c & 1)
+                return 0, f"queries[{i}]", (f"shares coordinate {c} with queries[{j}]; the supports must be pairwise "
+                                            "disjoint (docs/math.md section 11, the pair queries)")
+            seen |= x
+        if claim > k:
+            return 0, "rank_at_least", (f"{claim} does not follow: {k} disjoint queries of weight ≥ 2 have {k} "
+                                        f"independent rows, so they prove r*({m}, 3) ≥ {k} (docs/math.md "
+                                        "section 11, the pair queries)")
+        return claim, "", ""
     if argument == "regions":  # k · 2^M work: bounded by MAX_PAIRS and MAX_M
         n, room = len(patterns(pairs, m)), cells(k, claim - 1)
         if n > room:
@@ -272,8 +323,10 @@ def check(doc: Any) -> int:
     ``argument`` ``"orders"`` (the default; ``rank_at_least`` 2 or 3) or ``"regions"``
     (any ``rank_at_least`` ``R ≥ 2``: the queries with a full pattern have more distinct
     patterns than ``cells(k, R − 1)``, so a kernel of rank ``R − 1`` cannot give each its
-    signs; docs/math.md §11, Lemma 11.5). Returns 0 when the certificate is well formed but
-    its claim does not follow (rejected; :func:`explain` says why).
+    signs; docs/math.md §11, Lemma 11.5) or ``"disjoint-queries"`` (``rank_at_least`` at most
+    the number of queries, each of weight ≥ 2, their supports pairwise disjoint; §11, the pair
+    queries). Returns 0 when the certificate is well formed but its claim does not follow
+    (rejected; :func:`explain` says why).
     """
     return explain(doc)[0]
 
@@ -387,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     standard library alone: P and Q of every listed pair of keys are recomputed from the
     tokens, then every orientation of the pairs is tried (argument "orders", r*(M, 3) >= 2
     or 3, docs/math.md Lemma 11.4) or the full sign patterns are counted against the cells
-    of the hyperplanes (argument "regions", Lemma 11.5). Files over 1 MiB, unknown or
+    of the hyperplanes (argument "regions", Lemma 11.5); or the listed queries are checked
+    to have weight >= 2 and pairwise disjoint supports (argument "disjoint-queries", their
+    rows are independent: r*(M, 3) >= their number). Files over 1 MiB, unknown or
     repeated keys, floats, signed or huge integers are refused before any work.
     Prints "VERIFIED: r*(M, 3) >= R" on stdout, or one line on stderr.
 

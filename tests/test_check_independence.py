@@ -42,11 +42,27 @@ CHECKERS = {
                               "the hostile-input hardening and the process guard the other checkers share",
                         str(CORPUS / "valid" / "rank_nine_paper.json"),
                         str(CORPUS / "invalid" / "paper_chains_claim_raised_to_ten.json"), "VERIFIED: r ≥ 9"),
-    # Order obstructions and region counting (Lemmas 11.4, 11.5) with field-naming messages (≈ 260 lines, issues 42, 43).
-    "check_obstruction.py": Checker(290, "r*(m, 3) lower-side certificates: two arguments, every field named in its message",
+    # Order obstructions and region counting (Lemmas 11.4, 11.5) with field-naming messages (≈ 255 lines, issues 42, 43).
+    # Raised from 290 to 310 for the third argument, "disjoint-queries" (§11, the pair queries; ≈ 35 lines: its keys
+    # chosen by the argument, its own m limit, the one-pass weight and overlap check naming the query).
+    "check_obstruction.py": Checker(310, "r*(m, 3) lower-side certificates: three arguments, every field named in its message",
                                     str(ROOT / "docs" / "results" / "minrank" / "m5.lower.obstruction.json"),
                                     str(ROOT / "tests" / "minrank" / "invalid" / "rank_three_claimed_from_the_m4_pair.json"),
                                     "VERIFIED: r*(5, 3) ≥ 3", needs=("check.py",)),
+    # K1(N) of the 1-D problem (docs/math.md §11, Proposition I3): a polynomial evaluated exactly, a Gordan sum per
+    # binomial, the invariant rank recomputed, with its own 2 MiB reader and the denominators' lcm bound (≈ 160 lines).
+    "check_degree.py": Checker(175, "invariant-degree certificates: four named steps, every malformed field named",
+                               str(ROOT / "tests" / "degree" / "valid" / "m48_degree_5.json"),
+                               str(ROOT / "tests" / "degree" / "invalid" / "claim_raised_by_one.json"),
+                               "VERIFIED: K1(24) = 5", needs=("check.py",)),
+    # Symmetric kernels (docs/math.md §11, Lemmas 11.2, 11.8; Schrijver's blocks as a tensor product over the parts):
+    # six named steps — shape and the work limits, the inverse map, the round trip of every block, f ≥ 0, the row
+    # condition on cells, exact ranks — and the producers' public functions (beta, blocks_of_kernel, …) (≈ 360 lines).
+    "check_symmetric.py": Checker(380, "symmetric-kernel certificates: six named steps, the β transform part by part, "
+                                       "a work estimate from the sizes, every malformed field named",
+                                  str(ROOT / "tests" / "symmetric" / "valid" / "m4_s1_s3_three_halves.json"),
+                                  str(ROOT / "tests" / "symmetric" / "invalid" / "row_inequality_violated_c_eleven_tenths.json"),
+                                  "VERIFIED: r*(4, 3) ≤ 16", needs=("check.py",)),
     # Seven named steps over a file of words, patterns and permutations (≈ 310 lines, issue 43): room for one more.
     "check_split.py": Checker(340, "held-out splits: seven steps, the file's shape included, and its script entry",
                               str(SPLITS / "valid" / "small_M4_q2.json"), str(SPLITS / "invalid" / "test_label_flipped.json"),

@@ -17,7 +17,6 @@ one invalid file end to end); everything else calls ``main`` in-process.
 """
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import os
@@ -249,3 +248,36 @@ def test_missing_files_directories_and_files_over_1_mib_are_refused_before_parsi
 def test_the_checker_s_error_kind_is_a_format_error():
     """Its imports (the standard library and check.py beside it): tests/test_check_independence.py."""
     assert issubclass(O.ObstructionError, ValueError) and O.ObstructionError("m", "x").exit_code == 2
+
+
+# --------------------------------------------------------------------------- "disjoint-queries" (§11, the pair queries)
+
+
+def test_pairs_certificate_proves_half_of_m_and_fits_the_file_limit_at_the_largest_m(capsys, tmp_path):
+    from certify.minrank.lower import pairs_certificate
+
+    assert pairs_certificate(1) is None
+    for m in list(range(2, 40)) + [O.MAX_M_QUERIES]:
+        doc = pairs_certificate(m)
+        assert doc["rank_at_least"] == m // 2 and O.check(json.loads(json.dumps(doc))) == m // 2, m
+    with pytest.raises(ValueError, match="m ≤ 1024"):
+        pairs_certificate(O.MAX_M_QUERIES + 1)
+    path = tmp_path / "m1024.json"  # the largest standard certificate is a file the script reads
+    path.write_text(json.dumps(pairs_certificate(O.MAX_M_QUERIES)))
+    assert path.stat().st_size < O.MAX_FILE_BYTES
+    code, out, err = _main(capsys, str(path))
+    assert code == 0 and _one_line(out) == "VERIFIED: r*(1024, 3) ≥ 512"
+
+
+def test_disjoint_queries_name_the_query_and_keep_huge_claims_out_of_messages():
+    doc = {"schema": O.SCHEMA, "m": 6, "rank_at_least": 2, "argument": "disjoint-queries",
+           "queries": ["110000", "000011", "001100"]}
+    assert O.explain(doc) == (2, "", "")  # any order, a claim below the number of queries: stated as given
+    assert O.explain(dict(doc, queries=["110000", "000011", "010100"]))[:2] == (0, "queries[2]")
+    assert O.explain(dict(doc, queries=["000000"]))[:2] == (0, "queries[0]")  # weight 0 (the empty query)
+    assert O.explain(dict(doc, rank_at_least=4))[1] == "rank_at_least"
+    with pytest.raises(O.ObstructionError, match=r"^rank_at_least: expected an integer from 1 to 2\^53 - 1, got an "
+                                                 r"integer of 16,610 bits"):
+        O.check(dict(doc, rank_at_least=10**5000))
+    with pytest.raises(O.ObstructionError, match="^queries: expected a nonempty array"):
+        O.check(dict(doc, queries={"x": "110000"}))

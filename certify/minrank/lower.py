@@ -9,15 +9,17 @@ the orientations of every pair with both sides nonempty, then pruned pair by pai
 rest stays infeasible — and padded with zero coordinates for larger ``m``: keys and queries
 of the subcube keep their inner products, so its rows and pairs are rows and pairs of the
 larger problem. (The same restriction shows ``r*(m + 1, 3) ≥ r*(m, 3)``.)
+:func:`pairs_certificate` writes the ``"disjoint-queries"`` certificate of ``r*(m, 3) ≥ ⌊m/2⌋``:
+the queries ``{2i, 2i + 1}`` have linearly independent rows (docs/math.md §11, the pair queries).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..check_obstruction import SCHEMA, check, orientation_cycle_free, sides
+from ..check_obstruction import MAX_M_QUERIES, SCHEMA, check, orientation_cycle_free, sides
 from .rows import bits as _bits
 
-__all__ = ["obstruction_certificate", "exact_lower_bound", "region_certificate"]
+__all__ = ["obstruction_certificate", "exact_lower_bound", "region_certificate", "pairs_certificate"]
 
 
 def exact_lower_bound(m: int) -> int:
@@ -72,6 +74,26 @@ def obstruction_certificate(m: int) -> dict | None:
            "pairs": [[_bits(y, m), _bits(z, m)] for y, z in pairs]}
     if check(doc) != bound:
         raise AssertionError(f"m = {m}: the obstruction certificate does not check")
+    return doc
+
+
+def pairs_certificate(m: int) -> dict | None:
+    """The certificate of ``r*(m, 3) ≥ ⌊m/2⌋`` (``"argument": "disjoint-queries"``), ``None`` for ``m < 2``.
+
+    The queries are ``x_i = {2i, 2i + 1}`` for ``i < ⌊m/2⌋`` (weight 2, pairwise disjoint), so
+    the rank is at least their number (docs/math.md §11, the pair queries); checked by
+    :func:`certify.check_obstruction.check` before it is returned. ``ValueError`` for
+    ``m > MAX_M_QUERIES`` (1,024: the checker's limit, which keeps the file under 1 MiB).
+    """
+    if m < 2:
+        return None
+    if m > MAX_M_QUERIES:
+        raise ValueError(f"m = {m}: the disjoint-queries certificate is checked for m ≤ {MAX_M_QUERIES}")
+    q = m // 2
+    doc = {"schema": SCHEMA, "m": m, "rank_at_least": q, "argument": "disjoint-queries",
+           "queries": ["0" * (2 * i) + "11" + "0" * (m - 2 * i - 2) for i in range(q)]}
+    if check(doc) != q:
+        raise AssertionError(f"m = {m}: the disjoint-queries certificate does not check")
     return doc
 
 

@@ -47,11 +47,28 @@ def valid(four, five, six, regions):
             json.dumps({k: five[k] for k in ("pairs", "rank_at_least", "m", "schema")}, indent=2) + "\n",
             "VERIFIED: r*(5, 3) ≥ 3"),
     }
+    # "disjoint-queries" (docs/math.md §11, the pair queries); its files start with "queries_" in every folder
+    eight, forty_eight = _queries(8), _queries(48)
+    out["queries_m8_rank4"] = (_text(eight), "VERIFIED: r*(8, 3) ≥ 4")
+    out["queries_m48_rank24"] = (_text(forty_eight), "VERIFIED: r*(48, 3) ≥ 24")
+    weight_three = ["111000000", "000111000", "000000111"]  # any weight ≥ 2 and any disjoint supports will do
+    out["queries_m9_weight_three_rank3"] = (_text(dict(eight, m=9, rank_at_least=3, queries=weight_three)),
+                                            "VERIFIED: r*(9, 3) ≥ 3")
+    out["queries_m8_rank3_claimed_below_the_four_queries"] = (_text(dict(eight, rank_at_least=3)),
+                                                               "VERIFIED: r*(8, 3) ≥ 3")
     return out
+
+
+def _queries(m: int) -> dict:
+    from certify.minrank.lower import pairs_certificate
+
+    return pairs_certificate(m)
 
 
 def invalid(four, five, six, regions):
     """name → (document, the field the rejection names, a phrase of it): well formed, the claim does not follow."""
+    eight = _queries(8)
+    q8 = eight["queries"]
     return {
         "rank_three_claimed_from_the_m4_pair": (dict(four, rank_at_least=3), "rank_at_least", "3 does not follow"),
         "rank_three_claimed_with_the_last_pair_dropped": (dict(five, pairs=five["pairs"][:-1]), "rank_at_least",
@@ -70,6 +87,14 @@ def invalid(four, five, six, regions):
                                                                "rank_at_least", "cells(1, 1) = 2"),
         "regions_rank_two_claimed_from_the_m5_order_pairs": (dict(five, argument="regions", rank_at_least=2),
                                                              "rank_at_least", "0 distinct full sign patterns"),
+        **{f"queries_{name}": (dict(eight, **change), field, says) for name, change, field, says in (
+            ("the_last_overlapping_the_second", {"queries": q8[:3] + ["00110000"]}, "queries[3]",
+             "shares coordinate 2 with queries[1]"),
+            ("the_first_listed_twice", {"queries": q8[:1] + q8[:1] + q8[2:]}, "queries[1]",
+             "shares coordinate 0 with queries[0]"),
+            ("one_of_weight_one", {"queries": ["10000000"] + q8[1:]}, "queries[0]", "weight 1; "),
+            ("rank5_claimed_from_four", {"rank_at_least": 5}, "rank_at_least", "5 does not follow: 4 disjoint"),
+        )},
     }
 
 
@@ -160,6 +185,21 @@ def malformed(four, five, six, regions):
     core = obstruction_certificate(12)["pairs"]
     extra = [["1" * k + "0" * (12 - k), "0" * (12 - k) + "1" * k] for k in range(2, 13)]
     doc("orientation_work_over_the_limit", dict(five, m=12, pairs=core + extra), "pairs", "edge steps")
+    # "disjoint-queries": its own keys (queries, not pairs; the argument named), tokens and limits
+    eight = _queries(8)
+    q8 = eight["queries"]
+    doc("queries_token_of_length_7_at_m8", dict(eight, queries=[q8[0], q8[1][:7]] + q8[2:]), "queries[1]",
+        "token has length 7")
+    doc("queries_token_with_a_2", dict(eight, queries=q8[:2] + ["00001200", q8[3]]), "queries[2]",
+        "character 5 is '2'")
+    doc("queries_with_pairs_also_given", dict(eight, pairs=five["pairs"]), "document",
+        "key 'pairs' does not go with the argument 'disjoint-queries'")
+    doc("queries_missing", {k: v for k, v in eight.items() if k != "queries"}, "queries", "missing required key")
+    doc("queries_without_the_argument", {k: v for k, v in eight.items() if k != "argument"}, "document",
+        "key 'queries' does not go with the argument 'orders' (the default)")
+    doc("queries_empty", dict(eight, queries=[]), "queries", "got an empty array")
+    doc("queries_m_1025_over_the_limit", dict(eight, m=1025), "m", "from 2 to 1024")
+    doc("queries_rank_at_least_zero", dict(eight, rank_at_least=0), "rank_at_least", "from 1 to 2^53 - 1")
     return bad
 
 
