@@ -4,7 +4,8 @@ The top layer: ``codes`` ← ``witnesses`` ← ``certify``. This ``__init__`` im
 nothing heavy, so that ``certify.check`` (the stdlib-only checker) stays independent
 and the CLI starts fast. Import the submodules you need:
 
-* ``certify.check``, ``certify.check_split``, ``certify.check_obstruction`` — the trusted checkers (stdlib only; the
+* ``certify.check``, ``certify.check_split``, ``certify.check_obstruction``, ``certify.check_symmetric``,
+  ``certify.check_degree`` — the trusted checkers (stdlib only; the
   others rest on ``check.py``'s reader), together at the top (docs/architecture.md);
 * ``certify.lemmas`` — the lemmas of A.2–A.4 with exact arithmetic, the sharper last steps
   and their choice; ``identities`` (sympy);

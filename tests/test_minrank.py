@@ -218,12 +218,17 @@ def test_minrank_closes_m_5_and_writes_what_it_claims(tmp_path):
 
 
 def test_minrank_falls_back_to_dense_softmax_and_refuses_bad_m(tmp_path):
+    from certify.minrank.upper import upper_side
+
+    fallback = upper_side(4, 2, 1, 4, 10)  # nothing searched: the generic side alone falls back to dense softmax
+    assert fallback.rank == 16 and "nothing searched (--max-rank 1 < 2)" in fallback.how
     proc = run_cli("minrank", "--m", "4", "--max-rank", "1", "--json", cwd=tmp_path)
-    doc = json.loads(proc.stdout)
-    assert proc.returncode == 0 and doc["upper"] == 16 and "dense softmax" in doc["upper_how"] and not doc["closed"]
-    assert "nothing searched (--max-rank 1 < 2)" in doc["upper_how"]
-    bad = run_cli("minrank", "--m", "11", cwd=tmp_path)
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    doc = json.loads(proc.stdout)  # with the command, the shipped invariant kernel (rank 5) is below 2^4
+    assert proc.returncode == 0 and doc["upper"] == doc["symmetric_rank"] < 16 and not doc["closed"]
+    assert "invariant under S_4" in doc["upper_how"]
+    for m in ("0", "49"):
+        bad = run_cli("minrank", "--m", m, cwd=tmp_path)
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_minrank_plot_draws_the_brackets_written_so_far(tmp_path):

@@ -7,10 +7,12 @@ from ..check import EXIT_VERIFIED
 from .common import InputError, cli, exit_codes, strict_json, writes_into
 
 
-@writes_into("m*.rank*.table.json", "m*.minrank.json", "m*.lower.*.json", "m*.all-inputs.family.json")
+@writes_into("m*.rank*.table.json", "m*.minrank.json", "m*.lower.*.json", "m*.all-inputs.family.json",
+             "m*.upper.symmetric.json", "m*.invariant-degree.json")
 @exit_codes("both sides verified")
 @cli.command("minrank")
-@click.option("--m", "m", type=click.IntRange(1, 10), required=True, help="Token length m (1–10).")
+@click.option("--m", "m", type=click.IntRange(1, 48), required=True,
+              help="Token length m (1–48; the generic search runs for m ≤ 8, the invariant kernels for every m).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="First seed of the search.")
 @click.option("--restarts", type=click.IntRange(1, 100), default=4, show_default=True,
               help="Seeded random starts per rank tried.")
@@ -26,11 +28,21 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the verified table, the lower-side certificates, m<M>.minrank.json and, for m ≤ 4, the family "
                    "of all length-3 inputs (for certify check-kernel) into this directory.")
+@click.option("--rows", "rows", type=click.Path(file_okay=False),
+              help="The folder of the committed results rows (m<M>.cert.json, docs/results.md) whose best row at m or "
+                   "m − 1 is re-checked as a lower bound (default: docs/results under the current directory, or beside "
+                   "an editable install; skipped, with a line saying so, when none is found).")
+@click.option("--search-invariant", "search_invariant", is_flag=True,
+              help="Make the symmetric-kernel certificate now by the LP search (needs HiGHS: pip install "
+                   "'certify[highs]') instead of checking the one shipped with certify.")
+@click.option("--parts", "parts", type=str,
+              help="With --search-invariant: the sizes of the coordinate parts, e.g. 1,11 (default: M, full symmetry).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs certify[plot]).")
-def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, plot) -> int:
+def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, as_json,
+                plot) -> int:
     """Both sides of r*(M, 3), each verified exactly: L ≤ r* ≤ U (docs/math.md §11).
 
     r*(M, 3) is the least feature rank of one normalized nonnegative kernel-attention head
@@ -57,13 +69,38 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
     from ..minrank.lower import exact_lower_bound
     from ..minrank.upper import too_long
 
-    refused = too_long(m, exact_lower_bound(m), max_rank if max_rank is not None else m + 1, restarts, steps)
-    if refused:  # from the count of entry-steps, before any work (issue 42)
-        raise InputError(refused)
-    progress = Progress(f"certify minrank --m {m}")
+    from ..minrank.bracket import GENERIC_MAX_M
+    from ..minrank.results_rows import find_rows_dir
+
+    if m <= GENERIC_MAX_M:
+        refused = too_long(m, exact_lower_bound(m), max_rank if max_rank is not None else m + 1, restarts, steps)
+        if refused:  # from the count of entry-steps, before any work (issue 42)
+            raise InputError(refused)
+    split = _parts(parts, m) if parts else (m,)
+    if parts and not search_invariant:
+        raise InputError("--parts goes with --search-invariant")
     try:
-        result = minrank(m, restarts, steps, max_rank if max_rank is not None else m + 1, seed, budget,
-                         say=lambda text: progress.update(None, text))
+        rows_dir = find_rows_dir(rows)
+    except ValueError as exc:
+        raise InputError(f"--rows: {exc}") from None
+    progress = Progress(f"certify minrank --m {m}")
+    say = lambda text: progress.update(None, text)  # noqa: E731
+    try:
+        invariant = None
+        if search_invariant:
+            from ..minrank.invariant import HighsUnavailable, NoSolution, search
+
+            try:
+                invariant = search(split, say=say, max_work=10**12)
+            except HighsUnavailable as exc:
+                raise InputError(str(exc)) from None
+            except NoSolution as exc:
+                raise InputError(f"--search-invariant: {exc}") from None
+        try:
+            result = minrank(m, restarts, steps, max_rank if max_rank is not None else m + 1, seed, budget, say=say,
+                             rows_dir=rows_dir, invariant=invariant)
+        except ValueError as exc:  # a results row that no longer verifies, no certificate for m (RowNotVerified…)
+            raise InputError(str(exc)) from None
     finally:
         progress.close()
     written = []
@@ -89,20 +126,62 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, as_json, pl
         click.echo(strict_json(doc))
         return EXIT_VERIFIED
     u = result.upper
-    click.echo(f"certify minrank --m {m}: {result.lower} ≤ r*({m}, 3) ≤ {u.rank}"
-               + ("  (closed)" if result.closed else f"  (open; 2^{m} = {1 << m})"))
-    click.echo(f"  lower        {result.lower}: {result.lower_how}" +
-               ("; re-checked by certify/check_obstruction.py" if result.obstruction else ""))
+    click.echo(f"certify minrank --m {m}: {result.lower:,} ≤ r*({m}, 3) ≤ {u.rank:,}"
+               + ("  (closed)" if result.closed else f"  (open; 2^{m} = {1 << m:,})"))
+    click.echo(f"  lower        {result.lower:,}: {result.lower_how}")
     if result.certified is not None:
         click.echo(f"               best-chain search certificate: r ≥ {result.certified} "
                    "(certify search, re-checked by certify/check.py)")
     if result.regions is not None:
         click.echo(f"               region counting: r ≥ {result.regions['rank_at_least']} "
                    f"({len(result.regions['pairs'])} pairs of keys; re-checked by certify/check_obstruction.py)")
-    checks = "A ≥ 0, every row condition, exact rank"
-    if u.inputs_checked:
-        checks += f", all {u.inputs_checked:,} length-3 inputs evaluated exactly"
-    click.echo(f"  upper        {u.rank}: {u.how}; verified: {checks}")
+    if result.queries is not None and m > GENERIC_MAX_M:
+        click.echo(f"               pair queries: r ≥ {result.queries['rank_at_least']} "
+                   "(⌊m/2⌋; re-checked by certify/check_obstruction.py)")
+    if result.row is not None:
+        click.echo(f"               results row m = {result.row.M}: r ≥ {result.row_bound:,} "
+                   f"({_short(result.row.path)}, re-checked by certify/check.py)")
+    elif m >= 8 and rows_dir is None:
+        click.echo("               results rows: not found (give --rows DIR, the docs/results folder of a checkout)")
+    if u.table is not None:
+        checks = "A ≥ 0, every row condition, exact rank"
+        if u.inputs_checked:
+            checks += f", all {u.inputs_checked:,} length-3 inputs evaluated exactly"
+        click.echo(f"  upper        {u.rank:,}: {u.how}; verified: {checks}")
+    else:
+        sym = result.symmetric
+        where = sym.path if sym.path else "made by --search-invariant"
+        click.echo(f"  upper        {u.rank:,}: {u.how}")
+        click.echo(f"               certificate {_short(where)}, re-checked by certify/check_symmetric.py "
+                   "(blocks round-trip, f ≥ 0, every row condition on cells, exact block ranks)")
+    if result.degree is not None and m > GENERIC_MAX_M:
+        click.echo(f"  invariant    no S_{m}-invariant kernel has rank below {result.invariant_floor:,} "
+                   f"(K1({m // 2}) = {result.degree['degree']}; re-checked by certify/check_degree.py; "
+                   "a statement about that class only)")
     for path in written:
         click.echo(f"  wrote        {path}")
     return EXIT_VERIFIED
+
+
+def _parts(text: str, m: int) -> tuple[int, ...]:
+    """``--parts 1,11``: positive sizes summing to M."""
+    try:
+        parts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"--parts {text!r}: sizes separated by commas, e.g. 1,11") from None
+    if not parts or min(parts) < 1 or sum(parts) != m or len(parts) > 4:
+        raise InputError(f"--parts {text!r}: one to four positive sizes summing to --m {m}")
+    return parts
+
+
+def _short(path) -> str:
+    """A shipped certificate's path from the package (certify/minrank/certificates/…), a path under the current
+    directory relative to it, else as given."""
+    import os
+
+    text = str(path)
+    marker = "certify/minrank/certificates/"
+    if marker in text:
+        return text[text.index(marker):]
+    relative = os.path.relpath(text)
+    return text if relative.startswith("..") else relative

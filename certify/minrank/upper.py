@@ -49,7 +49,7 @@ class Upper:
     m: int
     rank: int
     how: str
-    table: dict[str, Any]
+    table: dict[str, Any] | None  # None when the upper side is a symmetric-kernel certificate (Bracket.symmetric)
     inputs_checked: int
     attempts: list[dict[str, Any]] = field(default_factory=list)
 

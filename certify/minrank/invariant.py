@@ -1,0 +1,438 @@
+"""Invariant kernels of low rank that solve every length-3 input: the LP producer (docs/math.md §11, issue 44).
+
+The search works on the blocks of a kernel invariant under ``S_{a_1} × … × S_{a_p}``
+(:mod:`certify.minrank.terwilliger`). With the blocks' right factors ``V_κ`` fixed, the row
+condition (docs/math.md §11, Lemma I2) is, for each query weight tuple ``w`` separately, a
+small LP in the ``w``-th rows of the blocks; every strict inequality gets a margin ``δ_w``
+(the value on the query's own cell is 1), which the LP maximizes up to a cap. The stages:
+
+1. **top blocks** — the least ``K`` such that blocks ``κ`` with every ``k_l ≤ K`` admit a
+   solution (all blocks free);
+2. **ranks** — block by block, largest multiplicity first: the block is freed, the LP is
+   solved by an interior-point method without crossover (a central solution, whose
+   singular values fall fast), and the block is replaced by its leading right singular
+   vectors, as few as keep every row feasible (a binary search: the truncations are nested);
+   ``passes`` rounds (2 by default);
+2b. **squeeze** — block by block, the rank lowered by one from the truncated SVD and repaired by
+   sequential linear programming: one LP in the left and right factors together, their
+   products linearized at the current point within a trust region, accepted when the margins
+   improve; kept while every ``δ_w`` reaches :data:`DEFAULT_FLOOR`;
+3. **exact** — the right factors are rounded to dyadic rationals, the rows re-solved and
+   rounded, and the blocks written as integer-scaled factors; the certificate is then
+   checked by ``certify/check_symmetric.py`` — only what it accepts is returned.
+
+HiGHS (``pip install 'certify[highs]'``, package ``highspy``) solves the LPs in floating point;
+the floats only propose. Without it, :func:`search` raises :class:`HighsUnavailable`.
+"""
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any, Callable
+
+from .terwilliger import Algebra, part_tops
+
+__all__ = ["HighsUnavailable", "NoSolution", "search", "least_top", "DEFAULT_MARGIN"]
+
+#: The margin every strict inequality of the row condition gets, relative to the query's own value 1.
+DEFAULT_MARGIN = 0.05
+#: The least margin a squeezed solution may keep (stage 2b): enough for the exact rounding at 2^-24.
+DEFAULT_FLOOR = 0.002
+
+
+class HighsUnavailable(ImportError):
+    """The optional LP solver HiGHS (``highspy``) is not installed."""
+
+
+class NoSolution(ValueError):
+    """No certificate: the LP found no solution, or its exact rounding did not pass the checker."""
+
+
+def _highs():
+    try:
+        from highspy import _core  # the bare solver class prints no banner
+    except ImportError:
+        raise HighsUnavailable("the invariant-kernel search needs HiGHS: pip install 'certify[highs]' (package highspy)") \
+            from None
+    return _core
+
+
+class _LP:
+    """One LP over the row condition of some query rows: ``f`` on each key cell is a linear form in the variables."""
+
+    def __init__(self, nvar: int) -> None:
+        self.n = nvar
+        self.r: list[int] = []
+        self.c: list[int] = []
+        self.v: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+        self.deltas: list[int] = []
+
+    def var(self) -> int:
+        self.n += 1
+        return self.n - 1
+
+    def row(self, terms, lo: float, hi: float) -> None:
+        k = len(self.lo)
+        for c, v in terms:
+            self.r.append(k)
+            self.c.append(c)
+            self.v.append(v)
+        self.lo.append(lo)
+        self.hi.append(hi)
+
+    def condition(self, top: int, forms: list[tuple], diagonal: tuple, inf: float) -> None:
+        """Lemma I2 for one query: ``f(diag) = 1``, ``f ≥ δ``, and ``lo_T − (d−1)·hi_s − δ ≥ (d−2)/2``.
+
+        ``forms``: ``(level, terms, constant)`` per key cell — ``f = Σ coefficient·variable + constant``.
+        """
+        d = self.var()
+        self.deltas.append(d)
+        terms, constant = diagonal
+        self.row(terms, 1.0 - constant, 1.0 - constant)
+        lo = {T: self.var() for T in range(top - 1)}
+        hi = {s: self.var() for s in range(2, top + 1)}
+        for level, terms, constant in forms:
+            self.row(terms + [(d, -1.0)], -constant, inf)
+            if level in lo:
+                self.row(terms + [(lo[level], -1.0)], -constant, inf)
+            if level in hi:
+                self.row(terms + [(hi[level], -1.0)], -inf, -constant)
+        for T in lo:
+            for s in range(T + 2, top + 1):
+                self.row([(lo[T], 1.0), (hi[s], -(s - T - 1.0)), (d, -1.0)], (s - T - 2) / 2, inf)
+
+    def solve(self, core, cap: float, central: bool, bound: float = 1e6, box=None):
+        """Maximize ``Σ δ + (number of δ)·min δ`` (each δ at most ``cap``); the solution and the least ``δ``.
+
+        ``box``: ``(lower, upper)`` arrays for the first variables (a trust region). ``(None, None)`` on failure.
+        """
+        import numpy as np
+
+        least = self.var()
+        for d in self.deltas:
+            self.row([(least, 1.0), (d, -1.0)], -core.kHighsInf, 0.0)
+        r = np.asarray(self.r, dtype=np.int64)
+        order = np.lexsort((np.asarray(self.c), r))
+        lp = core.HighsLp()
+        lp.num_col_, lp.num_row_ = self.n, len(self.lo)
+        cost = np.zeros(self.n)
+        lower, upper = np.full(self.n, -bound), np.full(self.n, bound)
+        if box is not None:
+            lower[:len(box[0])], upper[:len(box[1])] = box
+        for d in self.deltas:
+            cost[d], lower[d], upper[d] = -1.0, -bound, cap
+        cost[least], lower[least], upper[least] = -float(len(self.deltas)), -bound, cap
+        lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lower, upper
+        lp.row_lower_, lp.row_upper_ = np.asarray(self.lo), np.asarray(self.hi)
+        lp.a_matrix_.format_ = core.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = np.searchsorted(r[order], np.arange(len(self.lo) + 1)).astype(np.int32)
+        lp.a_matrix_.index_ = np.asarray(self.c, dtype=np.int32)[order]
+        lp.a_matrix_.value_ = np.asarray(self.v)[order]
+        h = core._Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", 0)
+        if central:
+            h.setOptionValue("solver", "ipm")
+            h.setOptionValue("run_crossover", "off")
+        h.passModel(lp)
+        h.run()
+        if h.getModelStatus() not in (core.HighsModelStatus.kOptimal, core.HighsModelStatus.kUnknown):
+            return None, None
+        x = list(h.getSolution().col_value)
+        return x, min(x[d] for d in self.deltas)
+
+
+class _State:
+    """The blocks being searched: per block either free (``None``) or a fixed right factor ``V_κ`` of some rank."""
+
+    def __init__(self, alg: Algebra) -> None:
+        self.alg = alg
+        self.rank: dict[tuple, int | None] = {k: None for k in alg.kappas}
+        self.right: dict[tuple, Any] = {}
+        self.floats = {w: [(c.j, c.level, {k: float(v) for k, v in c.coefficients.items()}) for c in cells]
+                       for w, cells in alg.cells.items()}
+
+    def solve_row(self, core, w, cap: float, central: bool):
+        """Row ``w``'s LP; returns ``(variables, values, least δ)``."""
+        alg, index = self.alg, {}
+
+        def var(key):
+            return index.setdefault(key, len(index))
+
+        forms, diagonal = [], None
+        for j, level, coefficients in self.floats[w]:
+            terms = []
+            for k, c in coefficients.items():
+                if self.rank[k] is None:
+                    terms.append((var((k, j)), c))
+                else:
+                    row = self.right[k][alg.position[k][j]]
+                    terms.extend((var((k, r)), c * row[r]) for r in range(self.rank[k]) if row[r] != 0)
+            forms.append((level, terms, 0.0))
+            if j == w and level == sum(w):
+                diagonal = (terms, 0.0)
+        lp = _LP(len(index))
+        lp.condition(sum(w), forms, diagonal, core.kHighsInf)
+        x, least = lp.solve(core, cap, central)
+        return index, x, least
+
+    def solve(self, core, cap: float, central: bool):
+        """Every row: the blocks ``G_κ`` (free ones solved, fixed ones ``U Vᵀ``), the left factors, the least ``δ``."""
+        import numpy as np
+
+        alg = self.alg
+        full = {k: np.zeros((len(alg.index[k]),) * 2) for k in alg.kappas}
+        left = {k: np.zeros((len(alg.index[k]), self.rank[k] or 0)) for k in alg.kappas}
+        least = np.inf
+        for w in alg.rows:
+            index, x, worst = self.solve_row(core, w, cap, central)
+            if x is None:
+                return None, None, -np.inf
+            least = min(least, worst)
+            for key, n in index.items():
+                k = key[0]
+                if w not in alg.position[k]:
+                    continue
+                if self.rank[k] is None:
+                    full[k][alg.position[k][w], alg.position[k][key[1]]] = x[n]
+                else:
+                    left[k][alg.position[k][w], key[1]] = x[n]
+        for k in alg.kappas:
+            if self.rank[k] is not None:
+                full[k] = left[k] @ self.right[k].T
+        return full, left, least
+
+
+def least_top(parts: tuple[int, ...], core=None, margin: float = DEFAULT_MARGIN, most: int | None = None) -> int:
+    """The least ``K`` for which blocks with every ``k_l ≤ K`` admit a solution (stage 1)."""
+    core = core or _highs()
+    for top in range(0, (most if most is not None else max(parts) // 2) + 1):
+        state = _State(Algebra(parts, part_tops(parts, top)))
+        if state.solve(core, 2 * margin, False)[2] >= margin:
+            return top
+    raise NoSolution(f"parts {list(parts)}: no solution with blocks up to {most}")
+
+
+def _lower_ranks(state: _State, core, margin: float, passes: int, say) -> None:
+    """Stage 2: each block in turn freed, solved centrally, cut to its leading singular vectors (module docstring)."""
+    import numpy as np
+
+    alg = state.alg
+    order = sorted(alg.kappas, key=lambda k: (-alg.multiplicity(k), k))
+    for sweep in range(passes):
+        for k in order:
+            before = (state.rank[k], state.right.get(k))
+            state.rank[k] = None
+            full, _, least = state.solve(core, 2 * margin, True)
+            if full is None or least < margin:
+                state.rank[k], state.right[k] = before
+                continue
+            _, _, vt = np.linalg.svd(full[k])
+            state.rank[k], state.right[k] = before
+
+            def feasible(r: int) -> bool:  # the leading r right singular vectors: nested, so feasibility is monotone
+                state.rank[k], state.right[k] = r, vt[:r].T.copy()
+                return state.solve(core, 2 * margin, True)[2] >= margin
+
+            low, high = 1, (before[0] or len(alg.index[k])) + 1  # the least feasible r is in [low, high)
+            while low < high:
+                mid = (low + high) // 2
+                if feasible(mid):
+                    high = mid
+                else:
+                    low = mid + 1
+            if low <= (before[0] or len(alg.index[k])) and feasible(low):
+                pass
+            else:
+                state.rank[k], state.right[k] = before
+            if state.rank[k] is None or state.right.get(k) is None:
+                state.rank[k], state.right[k] = len(alg.index[k]), np.eye(len(alg.index[k]))
+            say(f"pass {sweep + 1}, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, "
+                f"total {_total(state):,}")
+
+
+def _margins(state: _State, core, cap: float):
+    """With the right factors fixed: each row's left factors and its margin ``δ_w`` (``None`` if a row fails)."""
+    import numpy as np
+
+    alg, left, deltas = state.alg, {}, {}
+    for w in alg.rows:
+        index, x, least = state.solve_row(core, w, cap, False)
+        if x is None:
+            return None, None
+        left[w] = {k: np.array([x[index[k, r]] if (k, r) in index else 0.0 for r in range(state.rank[k])])
+                   for k in alg.kappas if w in alg.position[k]}
+        deltas[w] = least
+    return left, deltas
+
+
+def _score(deltas: dict, cap: float) -> float:
+    return sum(min(d, cap) for d in deltas.values()) + len(deltas) * min(deltas.values())
+
+
+def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
+    """One LP in the left and right factors together, the products linearized at the current point, each factor
+    within ``rho`` (relative) of it: new right factors, or ``None``."""
+    import numpy as np
+
+    alg, index = state.alg, {}
+    for w in alg.rows:
+        for k in left[w]:
+            for r in range(state.rank[k]):
+                index.setdefault(("U", w, k, r), len(index))
+    for k in alg.kappas:
+        for j in alg.index[k]:
+            for r in range(state.rank[k]):
+                index.setdefault(("V", k, j, r), len(index))
+    lp = _LP(len(index))
+    for w in alg.rows:
+        forms, diagonal = [], None
+        for j, level, coefficients in state.floats[w]:
+            terms, constant = [], 0.0
+            for k, c in coefficients.items():
+                v0, u0 = state.right[k][alg.position[k][j]], left[w][k]
+                for r in range(state.rank[k]):  # u·v ≈ u0·v + u·v0 − u0·v0
+                    terms.append((index["V", k, j, r], c * u0[r]))
+                    terms.append((index["U", w, k, r], c * v0[r]))
+                    constant -= c * u0[r] * v0[r]
+            forms.append((level, terms, constant))
+            if j == w and level == sum(w):
+                diagonal = (terms, constant)
+        lp.condition(sum(w), forms, diagonal, core.kHighsInf)
+    now = np.zeros(len(index))
+    for key, n in index.items():
+        now[n] = left[key[1]][key[2]][key[3]] if key[0] == "U" else state.right[key[1]][alg.position[key[1]][key[2]]][key[3]]
+    step = rho * np.maximum(np.abs(now), 1e-3)
+    x, _ = lp.solve(core, cap, False, box=(now - step, now + step))
+    if x is None:
+        return None
+    return {k: np.array([[x[index["V", k, j, r]] for r in range(state.rank[k])] for j in alg.index[k]])
+            for k in alg.kappas}
+
+
+def _joint(state: _State, core, cap: float, floor: float, iters: int) -> bool:
+    """Sequential linear programming on the bilinear problem (trust region): whether every ``δ_w ≥ floor``."""
+    left, deltas = _margins(state, core, cap)
+    if left is None:
+        return False
+    score, rho = _score(deltas, cap), 0.5
+    for _ in range(iters):
+        if min(deltas.values()) >= floor or rho < 1e-5:
+            break
+        right = _joint_step(state, core, left, rho, cap)
+        if right is None:
+            rho /= 2
+            continue
+        before, state.right = state.right, right
+        new_left, new_deltas = _margins(state, core, cap)
+        if new_left is not None and _score(new_deltas, cap) > score + 1e-9:
+            left, deltas, score, rho = new_left, new_deltas, _score(new_deltas, cap), min(2 * rho, 2.0)
+        else:
+            state.right, rho = before, rho / 2
+    return min(deltas.values()) >= floor
+
+
+def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, blocks: int | None = None) -> None:
+    """Stage 2b: lower each block's rank one at a time, each try repaired by :func:`_joint` (module docstring);
+    ``blocks``: only that many blocks, those of the largest multiplicities."""
+    import numpy as np
+
+    alg = state.alg
+    for k in sorted(alg.kappas, key=lambda k: (-alg.multiplicity(k), k))[:blocks]:
+        while state.rank[k] > 1:
+            full, _, least = state.solve(core, 2 * margin, True)
+            if full is None:
+                return
+            saved = (dict(state.rank), dict(state.right))
+            _, _, vt = np.linalg.svd(full[k])
+            state.rank[k], state.right[k] = state.rank[k] - 1, vt[:state.rank[k] - 1].T.copy()
+            if not _joint(state, core, 2 * margin, floor, iters):
+                state.rank, state.right = saved
+                break
+            say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
+
+
+def _total(state: _State) -> int:
+    alg = state.alg
+    return sum(alg.multiplicity(k) * (state.rank[k] if state.rank[k] is not None else len(alg.index[k]))
+               for k in alg.kappas)
+
+
+def _dyadic(x: float, bits: int) -> Fraction:
+    return Fraction(round(x * (1 << bits)), 1 << bits)
+
+
+def _exact(state: _State, core, margin: float, bits: int, floor: float) -> dict[str, Any]:
+    """Stage 3: round the right factors, re-solve the rows, round them, and write the certificate."""
+    import numpy as np
+
+    alg = state.alg
+    right_q = {}
+    for k in alg.kappas:
+        v = np.asarray(state.right[k], dtype=float)
+        v = v / np.maximum(np.abs(v).max(axis=0, keepdims=True), 1e-300)
+        right_q[k] = [[_dyadic(x, bits) for x in row] for row in v]
+        state.right[k] = np.array([[float(x) for x in row] for row in right_q[k]])
+    _, left, least = state.solve(core, 2 * margin, False)
+    if left is None or least < floor / 2:
+        raise NoSolution(f"parts {list(alg.parts)}: the rounded factors leave no margin ({least})")
+    size = {}  # one scale per query row w, the same in every block (it scales f's row w)
+    for k in alg.kappas:
+        for n, w in enumerate(alg.index[k]):
+            size[w] = max(size.get(w, 0.0), float(np.abs(left[k][n]).max(initial=0.0)))
+    blocks = []
+    for k in alg.kappas:
+        rows = alg.index[k]
+        u = left[k] / np.array([[max(size[w], 1e-300)] for w in rows]) if rows else left[k]
+        scale = [alg.sigma(k, w) for w in rows]
+        lq = [[_dyadic(x, bits) * s for x in row] for row, s in zip(u, scale)]
+        rq = [[x * s for x in row] for row, s in zip(right_q[k], scale)]
+        blocks.append({"index": list(k), "rank": state.rank[k], "left": [[_show(x) for x in r] for r in lq],
+                       "right": [[_show(x) for x in r] for r in rq]})
+    return {"schema": "certify.symmetric-kernel/1", "m": alg.m, "parts": list(alg.parts), "blocks": blocks,
+            "rank_at_most": _total(state)}
+
+
+def _show(q: Fraction) -> int | str:
+    """A rational as the certificate spells it: a JSON integer when whole and ≥ 0, else ``"p/q"`` or ``"-p"``."""
+    if q.denominator == 1:
+        return q.numerator if q >= 0 else str(q.numerator)
+    return f"{q.numerator}/{q.denominator}"
+
+
+def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAULT_MARGIN, passes: int = 2,
+           say: Callable[[str], None] | None = None, max_work: int | None = None, squeeze: int = 40,
+           floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None) -> dict[str, Any]:
+    """A symmetric-kernel certificate for ``r*(Σ parts, 3)``, accepted by ``certify/check_symmetric.py``.
+
+    Raises :class:`HighsUnavailable` without HiGHS and :class:`NoSolution` when the search
+    or its exact rounding fails.
+    """
+    from ..check import CertificateError
+    from ..check_symmetric import check
+
+    say = say or (lambda text: None)
+    core = _highs()
+    parts = tuple(parts)
+    started = time.process_time()
+    if top is None:
+        top = least_top(parts, core, margin)
+    say(f"parts {list(parts)}: blocks up to {top}")
+    state = _State(Algebra(parts, part_tops(parts, top)))
+    _lower_ranks(state, core, margin, passes, say)
+    if squeeze:
+        _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
+    for bits in (24, 40):
+        try:
+            doc = _exact(state, core, margin, bits, floor)
+            doc["blocks"] = [b for b in doc["blocks"] if b["rank"] > 0]
+            check(doc, max_work=max_work)
+        except (NoSolution, CertificateError) as exc:
+            say(f"exact rounding at 2^-{bits} failed: {exc}")
+            continue
+        say(f"checked: rank {doc['rank_at_most']:,} ({time.process_time() - started:.1f} s of CPU)")
+        return doc
+    raise NoSolution(f"parts {list(parts)}: no exact certificate from the LP solution")

@@ -1,0 +1,81 @@
+"""Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
+
+    python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep]
+
+For each m it runs the LP search of :mod:`certify.minrank.invariant` (needs HiGHS) on full
+symmetry ``S_m`` and, for 12 ≤ m ≤ :data:`PAIR_MAX_M`, on the partitions ``(m − 11, 11)`` and
+``(m − 10, 10)``, each full-symmetry search with the margins :data:`MARGINS` up to :data:`MARGINS_MAX_M` (the two-part
+ones with :data:`PAIR_MARGINS`), keeps the certificate of least rank (each one accepted by
+``certify/check_symmetric.py`` before it is written) and prints one line per m with the
+CPU seconds. ``--keep`` leaves an m whose file exists alone. The figures of the last run are in
+docs/performance.md ("certify minrank").
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from certify.minrank.invariant import NoSolution, search  # noqa: E402
+from certify.minrank.symmetric import CERTIFICATES  # noqa: E402
+
+#: Up to this m, two-part partitions are tried as well (their LPs grow with the product of the parts' cells).
+PAIR_MAX_M = 16
+#: Up to this m, every candidate is searched with each of these margins (the squeeze's success depends on where the
+#: central solutions start it: m = 11 reaches rank 11 at 0.01 and 0.1, rank 12 at 0.05); above it with the first only.
+MARGINS = (0.05, 0.1, 0.01)
+MARGINS_MAX_M = 18
+#: Two-part searches cost minutes each (the squeeze's joint LPs): one margin.
+PAIR_MARGINS = (0.1,)
+#: Above m = 24: one pass of stage 2, and the squeeze only on the blocks of the largest multiplicities.
+SQUEEZE_BLOCKS = 3
+
+
+def candidates(m: int) -> list[tuple[int, ...]]:
+    out = [(m,)]
+    if 12 <= m <= PAIR_MAX_M:
+        out += [(m - b, b) for b in (11, 10) if m - b >= 1]
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--from", dest="lo", type=int, default=1)
+    ap.add_argument("--to", dest="hi", type=int, default=48)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    CERTIFICATES.mkdir(exist_ok=True)
+    for m in range(args.lo, args.hi + 1):
+        path = CERTIFICATES / f"m{m}.symmetric.json"
+        if args.keep and path.exists():
+            continue
+        best, tried = None, []
+        for parts in candidates(m):
+            for margin in (MARGINS if m <= MARGINS_MAX_M else MARGINS[:1]) if len(parts) == 1 else PAIR_MARGINS:
+                started = time.process_time()
+                try:
+                    doc = search(parts, margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
+                                 squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS)
+                except NoSolution as exc:
+                    tried.append(f"{list(parts)} at {margin}: none ({exc})")
+                    continue
+                tried.append(f"{list(parts)} at {margin}: {doc['rank_at_most']:,} ({time.process_time() - started:.0f} s)")
+                if best is None or doc["rank_at_most"] < best["rank_at_most"]:
+                    best = doc
+        if best is None:
+            print(f"m = {m}: no certificate; {'; '.join(tried)}", flush=True)
+            continue
+        best["note"] = (f"certify.minrank.invariant LP search, parts {best['parts']} "
+                        f"(tests/benchmarks/make_invariant_certificates.py; tried {'; '.join(tried)})")
+        path.write_text(json.dumps(best, separators=(",", ":")) + "\n")
+        print(f"m = {m}: rank {best['rank_at_most']:,}; {'; '.join(tried)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

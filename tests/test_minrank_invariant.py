@@ -1,0 +1,111 @@
+"""r*(m, 3) for every m ≤ 48 (issue 44): the shipped symmetric-kernel certificates, the LP producer, both sides.
+
+The producer's floats only propose; every test here runs what it made, or what is shipped,
+through ``certify/check_symmetric.py``'s check, and states the bracket's properties: the
+lower side is at least ⌊m/2⌋ and the results row at m or m − 1, the upper side is the rank
+the checker accepted, and neither side crosses the other.
+"""
+import json
+import math
+
+import pytest
+
+from conftest import ROOT, run_cli_here
+
+from certify.check import CertificateError
+from certify.check_symmetric import check, load
+from certify.minrank.results_rows import best_row, claimed_bound
+from certify.minrank.symmetric import CERTIFICATES, MAX_M, shipped_path
+from certify.minrank.terwilliger import Algebra, multiplicity
+
+RESULTS = ROOT / "docs" / "results"
+SHIPPED = sorted(int(p.name[1:].split(".")[0]) for p in CERTIFICATES.glob("m*.symmetric.json"))
+
+
+def test_a_certificate_is_shipped_for_every_m_up_to_48():
+    assert SHIPPED == list(range(1, MAX_M + 1))
+
+
+@pytest.mark.parametrize("m", [m for m in SHIPPED if m <= 24])
+def test_every_shipped_certificate_is_accepted_and_claims_what_it_is(m):
+    doc = load(str(shipped_path(m)))
+    result = check(doc)
+    assert result.m == m == sum(doc["parts"]) and result.rank == doc["rank_at_most"]
+    assert result.rank == sum(mu * r for _, r, mu in result.blocks)
+    assert result.rank < 2 ** m or m <= 3  # an upper side below the dense softmax kernel
+
+
+def test_the_shipped_certificate_for_48_is_accepted_in_seconds_of_checker_work():
+    doc = load(str(shipped_path(48)))
+    assert check(doc).rank == doc["rank_at_most"] and math.log2(doc["rank_at_most"]) / 48 < 0.5
+
+
+def test_a_changed_block_entry_of_a_shipped_certificate_is_refused_naming_the_step():
+    doc = load(str(shipped_path(12)))
+    left = doc["blocks"][0]["left"]
+    left[0][0] = "7/3" if left[0][0] != "7/3" else "5/3"
+    with pytest.raises(CertificateError) as err:
+        check(doc)
+    assert err.value.step in ("blocks", "nonnegative", "row", "rank")
+
+
+def test_multiplicities_add_up_to_the_cube():
+    """Σ_κ mult(κ)·size(κ) = 2^m for every partition: the blocks account for every dimension."""
+    for parts in [(5,), (1, 4), (2, 3), (1, 1, 3)]:
+        alg = Algebra(parts, tuple(a // 2 for a in parts))
+        assert sum(multiplicity(parts, k) * len(alg.index[k]) for k in alg.kappas) == 2 ** sum(parts)
+
+
+@pytest.mark.parametrize("m", [12, 13, 20])
+def test_minrank_brackets_r_star_for_m_above_the_generic_search(m):
+    proc = run_cli_here("minrank", "--m", str(m), "--rows", str(RESULTS), "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    row = best_row(m, RESULTS)
+    assert row.M == m - m % 2 and doc["results_row"]["bound"] == claimed_bound(row.path)
+    assert doc["lower"] == max(m // 2, doc["results_row"]["bound"]) <= doc["upper"]
+    assert doc["upper"] == doc["symmetric_rank"] == load(str(shipped_path(m)))["rank_at_most"]
+    assert doc["invariant_floor"] >= 1 + min(math.comb(m, k) - math.comb(m, k - 1)
+                                             for k in range(doc["k1"], m // 2 + 1))
+
+
+def test_minrank_says_so_when_the_results_rows_are_not_found(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("certify.minrank.results_rows.find_rows_dir", lambda explicit=None: None)
+    proc = run_cli_here("minrank", "--m", "14")
+    assert proc.returncode == 0, proc.stderr
+    assert "results rows: not found (give --rows DIR" in proc.stdout and "pair queries: r ≥ 7" in proc.stdout
+    assert proc.stdout.startswith("certify minrank --m 14: 7 ≤ r*(14, 3) ≤ ")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--parts", "1,11"], "--parts goes with --search-invariant"),
+    (["--search-invariant", "--parts", "1,10"], "summing to --m 12"),
+    (["--search-invariant", "--parts", "a,b"], "sizes separated by commas"),
+    (["--rows", "no-such-folder"], "--rows"),
+])
+def test_minrank_refuses_bad_invariant_options_with_one_line(args, says, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    proc = run_cli_here("minrank", "--m", "12", *args)
+    assert proc.returncode == 2 and says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_lp_producer_makes_certificates_the_checker_accepts():
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import least_top, search
+
+    assert [least_top((m,)) for m in (3, 4, 11, 12)] == [0, 1, 1, 2]  # K*(m) = K1(⌊m/2⌋) (docs/math.md §11)
+    for parts in [(9,), (1, 5), (2, 3)]:
+        doc = search(parts)
+        assert check(doc).rank == doc["rank_at_most"] < 2 ** sum(parts)
+    assert search((9,))["rank_at_most"] <= load(str(shipped_path(9)))["rank_at_most"]
+
+
+def test_minrank_search_invariant_uses_the_certificate_it_made(tmp_path, monkeypatch):
+    pytest.importorskip("highspy")
+    monkeypatch.chdir(tmp_path)
+    proc = run_cli_here("minrank", "--m", "10", "--search-invariant", "--parts", "1,9", "--out", "w")
+    assert proc.returncode == 0, proc.stderr
+    assert "made by --search-invariant" in proc.stdout and "S_1 × S_9" in proc.stdout
+    made = json.loads((tmp_path / "w" / "m10.upper.symmetric.json").read_text())
+    assert check(made).rank == made["rank_at_most"] and made["parts"] == [1, 9]
