@@ -32,9 +32,11 @@ denominator; the inverse map applies the transposes.
 Limits (exit 2, each before the work it bounds): the file at most :data:`MAX_FILE_BYTES`
 (16 MiB); ``1 ≤ M ≤`` :data:`MAX_M` (64); ``1 ≤ p ≤`` :data:`MAX_PARTS` (8); a listed block of
 dimension ``n_κ ≤`` :data:`MAX_BLOCK` (256); every rational at most 200 characters
-(``check.parse_rational``); and :func:`work` at most :data:`MAX_WORK` (``--max-work N`` sets
-another cap): ``cells·(2 + 4·Σ_l (⌊a_l/2⌋ + 1))·(1 + ⌊c/100⌋)`` for the transforms (``cells =
-Π_l C(a_l + 3, 3)``, ``c`` the longest rational's characters) plus, per listed block, the
+(``check.parse_rational``), and the least common denominator of all of them at most
+``2^``:data:`MAX_DENOMINATOR_BITS` (checked as they are read); and :func:`work` at most
+:data:`MAX_WORK` (``--max-work N`` sets another cap): ``cells·(2 + 4·Σ_l (⌊a_l/2⌋ + 1))·(1 +
+⌊c/100⌋) + 40·p·W²`` for the transforms (``cells = Π_l C(a_l + 3, 3)``, ``c`` the longest
+rational's characters, ``W = Π_l (a_l + 1)`` the weight tuples) plus, per listed block, the
 fraction-free elimination ``n³·max(1, ⌊(n·b)^{3/2}/31623⌋)`` (``b`` the bits of its entries once
 each row is cleared of denominators; factors: twice ``n·r²·…`` and ``n²·r`` for the product),
 checked once from the sizes before any entry is read and again with ``b`` and ``c``.
@@ -75,6 +77,9 @@ MAX_PARTS = 8
 MAX_BLOCK = 256
 #: The cap on :func:`work`: about 10 s of CPU here (m = 48, p = 1, all 25 blocks listed: 1.1·10⁷, 1.2 s).
 MAX_WORK = 3 * 10**7
+#: The least common denominator of every rational in the file, in bits (checked as they are read, before any
+#: product): it bounds the integers of the transforms (the producer's dyadic factors need a few hundred).
+MAX_DENOMINATOR_BITS = 4096
 MAX_FILE_BYTES = 16 << 20
 MAX_NOTE = 2000
 REQUIRED = ("schema", "m", "parts", "blocks", "rank_at_most")
@@ -349,13 +354,24 @@ def _number(v: Any, where: str) -> Fraction:
         raise SymmetricError(where, str(exc).removeprefix(f"format: {where}: ")) from None
 
 
-def _matrix(v: Any, rows: int, cols: int, where: str) -> list[list[Fraction]]:
+def _matrix(v: Any, rows: int, cols: int, where: str, den: list[int]) -> list[list[Fraction]]:
+    """The ``rows × cols`` rationals at ``where``; ``den[0]``, the file's running common denominator, is kept
+    under :data:`MAX_DENOMINATOR_BITS` as each is read."""
     if not isinstance(v, list) or len(v) != rows:
         raise SymmetricError(where, f"expected {rows} rows of {cols} numbers, got {_kind(v)}")
     for r, row in enumerate(v):
         if not isinstance(row, list) or len(row) != cols:
             raise SymmetricError(f"{where}[{r}]", f"expected an array of {cols} numbers, got {_kind(row)}")
-    return [[_number(x, f"{where}[{r}][{c}]") for c, x in enumerate(row)] for r, row in enumerate(v)]
+    out = []
+    for r, row in enumerate(v):
+        out.append([_number(x, f"{where}[{r}][{c}]") for c, x in enumerate(row)])
+        for q in out[-1]:
+            if den[0] % q.denominator:
+                den[0] = lcm(den[0], q.denominator)
+                if den[0].bit_length() > MAX_DENOMINATOR_BITS:
+                    raise CertificateLimitError(f"{where}[{r}]: the common denominator of the file's numbers so far "
+                                                f"exceeds 2^{MAX_DENOMINATOR_BITS}")
+    return out
 
 
 def _elim(rows: int, cols: int, bits: int) -> int:
@@ -371,7 +387,8 @@ def work(parts: list[int], listed: list[tuple], chars: int = 0) -> int:
     longest entry once each row is cleared of denominators; ``chars``: the longest rational's text.
     """
     cells = prod(comb(a + 3, 3) for a in parts)
-    total = cells * (2 + 4 * sum(a // 2 + 1 for a in parts)) * (1 + chars // 100)
+    pairs = prod(a + 1 for a in parts) ** 2  # each pair of weight tuples: 2p transforms' calls, whatever their size
+    total = cells * (2 + 4 * sum(a // 2 + 1 for a in parts)) * (1 + chars // 100) + 40 * pairs * len(parts)
     for n, r, bits in listed:
         total += _elim(n, n, bits) if r is None else 2 * _elim(n, r, bits) + n * n * r * (1 + bits // 64)
     return total
@@ -434,12 +451,12 @@ def _parse(doc: Any, max_work: int | None) -> tuple[int, list[int], dict, list, 
         shapes.append((block, index, _int(block["rank"], f"{at}.rank", 1, n), n, at))
         previous = index
     _limit(work(parts, [(n, None if "entries" in bl else r, 0) for bl, _, r, n, _ in shapes]), max_work)
-    blocks, listed, sizes, chars = {}, [], [], 0
+    blocks, listed, sizes, chars, den = {}, [], [], 0, [1]
     for block, index, rank, n, at in shapes:
         if "entries" in block:
-            mats = [_matrix(block["entries"], n, n, f"{at}.entries")]
+            mats = [_matrix(block["entries"], n, n, f"{at}.entries", den)]
         else:
-            mats = [_matrix(block[side], n, rank, f"{at}.{side}") for side in ("left", "right")]
+            mats = [_matrix(block[side], n, rank, f"{at}.{side}", den) for side in ("left", "right")]
         cleared = [_common(row) for mat in mats for row in mat]
         sizes.append((n, None if len(mats) == 1 else rank, max(x.bit_length() for row, _ in cleared for x in row)))
         chars = max([chars] + [len(x) for k in ("entries", "left", "right") for row in block.get(k, ())

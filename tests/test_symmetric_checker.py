@@ -214,11 +214,29 @@ def test_large_numbers_are_refused_by_the_work_estimate_before_any_elimination()
     doc = {"schema": S.SCHEMA, "m": 48, "parts": [48], "rank_at_most": 49,
            "blocks": [{"index": [0], "rank": 49, "entries": entries}]}
     assert S.work([48], [(49, None, 0)]) < S.MAX_WORK // 10  # the dimensions alone pass: the numbers do not
-    with pytest.raises(S.CertificateLimitError, match="^limits: the check's work estimate is"):
+    with pytest.raises(S.CertificateLimitError, match="^limits: .*(work estimate|common denominator)"):
         S.check(doc)
     small = [[str(Fraction(rng.randrange(1, 10), rng.randrange(1, 10))) for _ in range(49)] for _ in range(49)]
     with pytest.raises(S.SymmetricRejected):  # the same block with one-digit numbers is checked (and rejected)
         S.check(dict(doc, blocks=[{"index": [0], "rank": 49, "entries": small}]))
+
+
+def test_unrelated_denominators_are_refused_as_they_are_read():
+    """Review, issue 44: entries "1/q" with distinct 198-digit q made the inverse map's integers grow to tens of
+    thousands of bits (minutes, GB) under a small work estimate; the file's common denominator is now bounded."""
+    rng = random.Random(7)
+    qs = [rng.randrange(10**197, 10**198) | 1 for _ in range(40)]
+    left = [[f"1/{q}"] for q in qs[:25]]
+    right = [[f"1/{q}"] for q in qs[15:40]]
+    doc = {"schema": S.SCHEMA, "m": 48, "parts": [48], "rank_at_most": 1,
+           "blocks": [{"index": [0], "rank": 1, "left": left + [["1"]] * 24, "right": right + [["1"]] * 24}]}
+    with pytest.raises(S.CertificateLimitError, match="common denominator .* exceeds 2\\^4096"):
+        S.check(doc)
+
+
+def test_many_small_parts_count_their_pairs_of_weight_tuples():
+    """Review, issue 44: eight parts of size 1 cost 2p transform calls per pair of weight tuples (65,536 pairs)."""
+    assert S.work([1] * 8, []) >= 40 * 8 * 256 ** 2 and S.work([2, 2] + [1] * 6, []) > S.MAX_WORK
 
 
 def test_max_work_sets_the_cap(capsys):
