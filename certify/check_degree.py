@@ -89,6 +89,8 @@ def _list(v: Any, where: str, lo: int, hi: int) -> list:
 def _rational(v: Any, where: str) -> Fraction:
     if type(v) is int and v <= MAX_INT:  # as loads reads them; larger integers are written as strings
         return Fraction(v)
+    if not isinstance(v, str):
+        raise DegreeError(where, f"expected an integer or a rational string \"p/q\", got {_kind(v)}")
     try:
         return parse_rational(v, where)
     except CertificateFormatError as exc:  # "format: where: reason" → "where: reason"

@@ -435,7 +435,7 @@ def _parse(doc: Any, max_work: int | None) -> tuple[int, list[int], dict, list, 
             raise SymmetricError(at, f"expected an object, got {_kind(block)}")
         form = {"index", "rank", "entries"} if "entries" in block else {"index", "rank", "left", "right"}
         if set(block) != form:
-            keys = ", ".join(sorted(repr(k)[:40] for k in block))
+            keys = ", ".join(sorted(repr(k)[:40] for k in block)) or "none"
             raise SymmetricError(at, f"has the keys {keys}; a block has exactly index, rank and either entries or "
                                  "left and right")
         index = block["index"]
