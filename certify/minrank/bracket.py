@@ -75,6 +75,7 @@ class Bracket:
                                                               "bound": self.row_bound},
                 "symmetric_rank": None if sym is None else sym.rank,
                 "symmetric_parts": None if sym is None else sym.parts,
+                "symmetric_m": None if sym is None else sym.m,  # > m: r*(m, 3) ≤ r*(m', 3) (Corollary 11.3)
                 "k1": None if self.degree is None else self.degree["degree"],
                 "invariant_floor": self.invariant_floor,
                 "inputs_evaluated": self.upper.inputs_checked,

@@ -71,18 +71,35 @@ def checked(doc: dict[str, Any], path: str | None = None, max_work: int | None =
                           path, doc, time.process_time() - started)
 
 
-def load_checked(m: int, max_work: int | None = None) -> SymmetricUpper | None:
-    """The shipped certificate for ``m``, checked; ``None`` if none is shipped.
+def _claimed(path: Path) -> int | None:
+    """What a shipped file claims (read without checking, to choose which one to check)."""
+    import json
 
-    Where none is shipped for ``m`` itself, the next larger ``m' ≤ MAX_M`` that has one
-    bounds ``r*(m, 3) ≤ r*(m', 3)`` (docs/math.md Corollary 11.3); the result says so.
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("rank_at_most")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if type(value) is int else None
+
+
+def load_checked(m: int, max_work: int | None = None) -> SymmetricUpper | None:
+    """The best shipped certificate for ``m``, checked; ``None`` if none applies.
+
+    By docs/math.md Corollary 11.3 (``r*(m, 3) ≤ r*(m', 3)`` for ``m' ≥ m``) every shipped
+    certificate of an ``m' ≥ m`` bounds ``r*(m, 3)``: the one of least claimed rank is checked
+    (ties: the smallest ``m'``), and the result says which ``m'`` it is.
     """
     from ..check_symmetric import load
 
+    options = []
     for m_file in range(m, MAX_M + 1):
         path = shipped_path(m_file)
-        if path is not None:
-            found = checked(load(str(path)), str(path), max_work)
-            found.for_m = m
-            return found
-    return None
+        claimed = _claimed(path) if path is not None else None
+        if claimed is not None:
+            options.append((claimed, m_file, path))
+    if not options:
+        return None
+    _, _, path = min(options)
+    found = checked(load(str(path)), str(path), max_work)
+    found.for_m = m
+    return found
