@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -178,3 +179,25 @@ def cpu_unit() -> float:
             runs.append(time.process_time() - start)
         _UNIT.append(max(min(runs), 1e-3))
     return _UNIT[0]
+
+
+def checker_main(capsys, main, *args: str) -> tuple[int, str, str]:
+    """A trusted checker's ``main(args)`` in this process: ``(exit code, stdout, stderr)``, never a traceback."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def one_line(text: str) -> str:
+    """The only line of ``text`` (a checker's one-line message)."""
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+def run_checker_script(name: str, *args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
+    """``python certify/NAME ARGS`` as a program, from the repository root, progress off."""
+    return subprocess.run([sys.executable, str(ROOT / "certify" / name), *args], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60,
+                          env=dict(os.environ, CERTIFY_PROGRESS="0", **env))

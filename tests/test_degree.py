@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +31,7 @@ from certify import check_degree as C
 from certify.check import format_rational
 from certify.minrank.degree import degree_certificate, k1, solve
 
-from conftest import ROOT
+from conftest import ROOT, checker_main, one_line, run_checker_script
 
 CORPUS = ROOT / "tests" / "degree"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -46,22 +45,14 @@ TABLE = [0] * 2 + [1] * 4 + [2] * 5 + [3] * 5 + [4] * 5 + [5] * 4
 
 
 def _main(capsys, *args: str) -> tuple[int, str, str]:
-    code = C.main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+    return checker_main(capsys, C.main, *args)
 
 
-def _one_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    assert len(lines) == 1, text
-    return lines[0]
+_one_line = one_line
 
 
 def _run(*args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "certify" / "check_degree.py"), *args], stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60,
-                          env=dict(os.environ, CERTIFY_PROGRESS="0", **env))
+    return run_checker_script("check_degree.py", *args, stdout=stdout, **env)
 
 
 def _expect(code: int, out: str, err: str, path: str, expected: dict) -> None:

@@ -22,14 +22,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from certify import check_obstruction as O
 
-from conftest import ROOT
+from conftest import ROOT, checker_main, one_line, run_checker_script
 
 CORPUS = ROOT / "tests" / "minrank"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -41,22 +40,14 @@ COMMITTED = sorted(RESULTS.glob("*.lower.obstruction.json")) + sorted(RESULTS.gl
 
 
 def _main(capsys, *args: str) -> tuple[int, str, str]:
-    code = O.main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+    return checker_main(capsys, O.main, *args)
 
 
-def _one_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    assert len(lines) == 1, text
-    return lines[0]
+_one_line = one_line
 
 
 def _run(*args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "certify" / "check_obstruction.py"), *args], stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60,
-                          env=dict(os.environ, CERTIFY_PROGRESS="0", **env))
+    return run_checker_script("check_obstruction.py", *args, stdout=stdout, **env)
 
 
 # --------------------------------------------------------------------------- the corpus

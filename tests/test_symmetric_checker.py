@@ -23,7 +23,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 from fractions import Fraction
 from itertools import product
 from math import prod
@@ -34,7 +33,7 @@ from hypothesis import strategies as st
 
 from certify import check_symmetric as S
 
-from conftest import ROOT
+from conftest import ROOT, checker_main, one_line, run_checker_script
 
 CORPUS = ROOT / "tests" / "symmetric"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -44,22 +43,14 @@ ROWS = str(CORPUS / "invalid" / "row_inequality_violated_c_eleven_tenths.json")
 
 
 def _main(capsys, *args: str) -> tuple[int, str, str]:
-    code = S.main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
+    return checker_main(capsys, S.main, *args)
 
 
-def _one_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    assert len(lines) == 1, text
-    return lines[0]
+_one_line = one_line
 
 
 def _run(*args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "certify" / "check_symmetric.py"), *args], stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60,
-                          env=dict(os.environ, CERTIFY_PROGRESS="0", **env))
+    return run_checker_script("check_symmetric.py", *args, stdout=stdout, **env)
 
 
 def _doc(sub: str, name: str) -> dict:
