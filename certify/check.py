@@ -441,6 +441,25 @@ def loads(data: bytes | str) -> dict[str, Any]:
     return doc
 
 
+def read_bounded(path: str, limit: int, too_large: str) -> bytes:
+    """The bytes of ``path``, at most ``limit`` read (``too_large``, a ``limits`` error, if there are more): the
+    sibling checkers' reading, step ``file`` for a missing, unreadable or empty file (exit 2)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise CertificateFormatError("file", "no such file") from None
+    except IsADirectoryError:
+        raise CertificateFormatError("file", "is a directory") from None
+    except OSError as exc:
+        raise CertificateFormatError("file", f"cannot read ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > limit:
+        raise CertificateLimitError(too_large)
+    if not data.strip():
+        raise CertificateFormatError("file", "empty (no JSON in it)")
+    return data
+
+
 def load(path: str) -> dict[str, Any]:
     """Read and parse a certificate file (format errors for unreadable or oversized files)."""
     try:

@@ -40,14 +40,14 @@ from typing import Any
 if __package__:
     from .check import (EXIT_INTERNAL, EXIT_VERIFIED, MAX_INT, CertificateError,
                         CertificateFormatError, CertificateLimitError, CertificateRejected, guard_process, loads,
-                        parse_rational, safe_output_streams, script_args)
+                        parse_rational, read_bounded, safe_output_streams, script_args)
 else:  # run as a script (python certify/check_degree.py FILE): certify/check.py is beside it
     import os as _os
 
     sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
     from check import (EXIT_INTERNAL, EXIT_VERIFIED, MAX_INT, CertificateError,
                        CertificateFormatError, CertificateLimitError, CertificateRejected, guard_process, loads,
-                       parse_rational, safe_output_streams, script_args)
+                       parse_rational, read_bounded, safe_output_streams, script_args)
 
 SCHEMA = "certify.invariant-degree/1"
 KEYS = ("schema", "m", "degree", "polynomial", "multipliers", "invariant_rank_at_least")
@@ -197,19 +197,7 @@ def check(doc: Any) -> tuple[int, int, int, int]:
 
 def load(path: str) -> Any:
     """Read (at most :data:`MAX_FILE_BYTES`, checked before parsing) and parse with ``certify.check.loads``."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise CertificateFormatError("file", "no such file") from None
-    except IsADirectoryError:
-        raise CertificateFormatError("file", "is a directory") from None
-    except OSError as exc:
-        raise CertificateFormatError("file", f"cannot read ({exc.strerror or type(exc).__name__})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CertificateLimitError(f"the file is over {MAX_FILE_BYTES >> 20} MiB, this format's limit")
-    if not data.strip():
-        raise CertificateFormatError("file", "empty (no JSON in it)")
+    data = read_bounded(path, MAX_FILE_BYTES, f"the file is over {MAX_FILE_BYTES >> 20} MiB, this format's limit")
     return loads(data)
 
 

@@ -63,14 +63,14 @@ from typing import Any
 
 if __package__:
     from .check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
-                        CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams,
+                        CertificateFormatError, guard_process, loads, read_bounded, safe_output_streams,
                         script_args)
 else:  # run as a script (python certify/check_obstruction.py FILE): certify/check.py is beside it
     import os as _os
 
     sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
     from check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
-                       CertificateFormatError, CertificateLimitError, guard_process, loads, safe_output_streams,
+                       CertificateFormatError, guard_process, loads, read_bounded, safe_output_streams,
                        script_args)
 
 SCHEMA = "certify.minrank-lower/1"
@@ -372,20 +372,8 @@ def load(path: str) -> Any:
     not UTF-8, not JSON, nested too deeply, a repeated key, a needless escape), or the field of
     a refused number (``m: number 5.0 is not an integer; …``).
     """
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise CertificateFormatError("file", "no such file") from None
-    except IsADirectoryError:
-        raise CertificateFormatError("file", "is a directory") from None
-    except OSError as exc:
-        raise CertificateFormatError("file", f"cannot read ({exc.strerror or type(exc).__name__})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CertificateLimitError(f"the file is over {MAX_FILE_BYTES // 2**20} MiB ({MAX_FILE_BYTES:,} bytes), "
-                                    "this format's limit; a certificate needs under 1 KiB")
-    if not data.strip():
-        raise CertificateFormatError("file", "empty (no JSON in it)")
+    data = read_bounded(path, MAX_FILE_BYTES, f"the file is over {MAX_FILE_BYTES // 2**20} MiB "
+                        f"({MAX_FILE_BYTES:,} bytes), this format's limit; a certificate needs under 1 KiB")
     try:
         return loads(data)
     except CertificateFormatError as exc:

@@ -61,14 +61,14 @@ from typing import Any
 if __package__:
     from .check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
                         CertificateFormatError, CertificateLimitError, CertificateRejected, guard_process, loads,
-                        parse_rational, safe_output_streams, script_args, show_number)
+                        parse_rational, read_bounded, safe_output_streams, script_args, show_number)
 else:  # run as a script (python certify/check_symmetric.py FILE): certify/check.py is beside it
     import os as _os
 
     sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
     from check import (EXIT_INTERNAL, EXIT_MALFORMED, EXIT_REJECTED, EXIT_VERIFIED, MAX_INT, CertificateError,
                        CertificateFormatError, CertificateLimitError, CertificateRejected, guard_process, loads,
-                       parse_rational, safe_output_streams, script_args, show_number)
+                       parse_rational, read_bounded, safe_output_streams, script_args, show_number)
 
 SCHEMA = "certify.symmetric-kernel/1"
 MAX_M = 64
@@ -507,16 +507,7 @@ def check(doc: Any, max_work: int | None = None) -> Result:
 
 def load(path: str) -> Any:
     """Read and parse ``path`` with ``check.loads``, :data:`MAX_FILE_BYTES` checked before parsing (errors: exit 2)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        why = {FileNotFoundError: "no such file", IsADirectoryError: "is a directory"}.get(type(exc))
-        raise CertificateFormatError("file", why or f"cannot read ({exc.strerror or type(exc).__name__})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CertificateLimitError(f"the file is over {MAX_FILE_BYTES >> 20} MiB, this format's limit")
-    if not data.strip():
-        raise CertificateFormatError("file", "empty (no JSON in it)")
+    data = read_bounded(path, MAX_FILE_BYTES, f"the file is over {MAX_FILE_BYTES >> 20} MiB, this format's limit")
     return loads(data)
 
 
