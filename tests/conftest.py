@@ -201,3 +201,24 @@ def run_checker_script(name: str, *args: str, stdout=subprocess.PIPE, **env: str
     return subprocess.run([sys.executable, str(ROOT / "certify" / name), *args], stdout=stdout,
                           stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=60,
                           env=dict(os.environ, CERTIFY_PROGRESS="0", **env))
+
+
+def assert_corpus_regenerates(corpus, generator: str, tmp_path) -> None:
+    """A checker corpus (``valid``/``invalid``/``malformed`` + ``MANIFEST.json``): the manifest lists exactly the files
+    on disk with exit 0, 1, 2 by folder, and ``corpus/GENERATOR.py``'s ``write`` makes the same bytes again."""
+    import importlib.util
+    import json
+
+    manifest = json.loads((corpus / "MANIFEST.json").read_text(encoding="utf-8"))
+    cases = [(sub, name, entry) for sub, files in manifest.items() for name, entry in files.items()]
+    on_disk = {f"{p.parent.name}/{p.name}" for sub in manifest for p in (corpus / sub).iterdir()}
+    assert on_disk == {f"{sub}/{name}" for sub, name, _ in cases}
+    for sub, code in (("valid", 0), ("invalid", 1), ("malformed", 2)):
+        assert {e["exit"] for s, _, e in cases if s == sub} == {code}
+    spec = importlib.util.spec_from_file_location(generator, corpus / f"{generator}.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.write(tmp_path) == manifest
+    for sub, name, _ in cases:  # deterministic: the committed bytes
+        assert (tmp_path / sub / name).read_bytes() == (corpus / sub / name).read_bytes(), f"{sub}/{name}"
+    assert (tmp_path / "MANIFEST.json").read_bytes() == (corpus / "MANIFEST.json").read_bytes()

@@ -15,7 +15,6 @@ problem and K1", Proposition I3):
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from certify import check_degree as C
 from certify.check import format_rational
 from certify.minrank.degree import degree_certificate, k1, solve
 
-from conftest import ROOT, checker_main, one_line, run_checker_script
+from conftest import ROOT, assert_corpus_regenerates, checker_main, one_line, run_checker_script
 
 CORPUS = ROOT / "tests" / "degree"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -94,17 +93,7 @@ def test_the_corpus_gives_the_manifest_verdict_as_a_script():
 
 
 def test_the_manifest_lists_every_corpus_file_and_the_generator_writes_it_again(tmp_path):
-    on_disk = {f"{p.parent.name}/{p.name}" for sub in MANIFEST for p in (CORPUS / sub).iterdir()}
-    assert on_disk == {f"{sub}/{name}" for sub, name, _ in CASES}
-    for sub, code in (("valid", 0), ("invalid", 1), ("malformed", 2)):
-        assert {e["exit"] for s, _, e in CASES if s == sub} == {code}
-    spec = importlib.util.spec_from_file_location("make_degree_corpus", CORPUS / "make_degree_corpus.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    assert gen.write(tmp_path) == MANIFEST
-    for sub, name, _ in CASES:  # deterministic: the committed bytes
-        assert (tmp_path / sub / name).read_bytes() == (CORPUS / sub / name).read_bytes(), f"{sub}/{name}"
-    assert (tmp_path / "MANIFEST.json").read_bytes() == (CORPUS / "MANIFEST.json").read_bytes()
+    assert_corpus_regenerates(CORPUS, "make_degree_corpus", tmp_path)
 
 
 @functools.cache

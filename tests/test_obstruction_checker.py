@@ -17,7 +17,6 @@ one invalid file end to end); everything else calls ``main`` in-process.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -28,7 +27,7 @@ import pytest
 
 from certify import check_obstruction as O
 
-from conftest import ROOT, checker_main, one_line, run_checker_script
+from conftest import ROOT, assert_corpus_regenerates, checker_main, one_line, run_checker_script
 
 CORPUS = ROOT / "tests" / "minrank"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -68,17 +67,7 @@ def test_the_corpus_gives_the_manifest_verdict_in_one_line_naming_the_field(caps
 
 
 def test_the_manifest_lists_every_corpus_file_and_the_generator_writes_it_again(tmp_path):
-    on_disk = {f"{p.parent.name}/{p.name}" for sub in MANIFEST for p in (CORPUS / sub).iterdir()}
-    assert on_disk == {f"{sub}/{name}" for sub, name, _ in CASES}
-    for sub, code in (("valid", 0), ("invalid", 1), ("malformed", 2)):
-        assert {e["exit"] for s, _, e in CASES if s == sub} == {code}
-    spec = importlib.util.spec_from_file_location("make_obstruction_corpus", CORPUS / "make_obstruction_corpus.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    assert gen.write(tmp_path) == MANIFEST
-    for sub, name, _ in CASES:  # deterministic: the committed bytes
-        assert (tmp_path / sub / name).read_bytes() == (CORPUS / sub / name).read_bytes(), f"{sub}/{name}"
-    assert (tmp_path / "MANIFEST.json").read_bytes() == (CORPUS / "MANIFEST.json").read_bytes()
+    assert_corpus_regenerates(CORPUS, "make_obstruction_corpus", tmp_path)
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
