@@ -5,6 +5,8 @@ command printed on standard output. Each one is marked on the line before its fe
 
 * ``<!-- session -->`` — re-run by ``tests/test_docs_sessions.py`` in the suite;
 * ``<!-- session: torch -->`` — likewise, skipped where PyTorch (the extra ``train``) is missing;
+  ``<!-- session: torch needs performer_pytorch -->`` also where that module (one or more, comma-separated)
+  is missing: a worked example of a third-party library;
 * ``<!-- session: benchmark -->`` — too slow for the suite (minutes of training): re-run by
   ``python tests/benchmarks/bench_docs.py``, which a developer runs before changing a
   documented command (docs/performance.md, "The documented sessions").
@@ -26,7 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-MARKER = re.compile(r"<!-- session(?:: (benchmark|torch))? -->\n```console\n(.*?)```", re.S)
+MARKER = re.compile(r"<!-- session(?:: (benchmark|torch)(?: needs ([\w.]+(?:, [\w.]+)*))?)? -->\n```console\n(.*?)```",
+                    re.S)
 FENCE = re.compile(r"```console\n(.*?)```", re.S)
 TIME = re.compile(r" *\b\d+(?:\.\d+)? ?(?:s|ms|min)\b")  # with its padding: right-aligned columns vary in width
 
@@ -38,6 +41,7 @@ class Session:
     text: str
     benchmark: bool
     torch: bool = False  # marked ``<!-- session: torch -->``: in the suite, skipped where PyTorch is missing
+    needs: tuple[str, ...] = ()  # ``… needs a, b -->``: modules without which it is skipped as well
 
     @property
     def name(self) -> str:
@@ -51,8 +55,8 @@ def sessions() -> list[Session]:
         src = path.read_text()
         for m in MARKER.finditer(src):
             line = src.count("\n", 0, m.start()) + 2
-            out.append(Session(str(path.relative_to(ROOT)), line, m.group(2), m.group(1) == "benchmark",
-                               m.group(1) == "torch"))
+            out.append(Session(str(path.relative_to(ROOT)), line, m.group(3), m.group(1) == "benchmark",
+                               m.group(1) == "torch", tuple(m.group(2).split(", ")) if m.group(2) else ()))
     return out
 
 

@@ -1,7 +1,7 @@
 """Every console session in docs/*.md is real output (issue 29; the mechanism: tests/docs_sessions.py).
 
 The sessions marked ``<!-- session -->`` (or ``<!-- session: torch -->``, skipped where
-PyTorch is missing) are re-run here and must print what the doc shows (time columns masked); those marked ``<!-- session: benchmark -->`` take minutes and
+PyTorch is missing, and ``<!-- session: torch needs MODULE -->``, also where that library is missing) are re-run here and must print what the doc shows (time columns masked); those marked ``<!-- session: benchmark -->`` take minutes and
 are re-run by ``tests/benchmarks/bench_docs.py``. A console block with a ``$`` command and
 neither marker fails here, so a new session cannot be added without being re-run.
 """
@@ -30,6 +30,8 @@ def test_every_console_session_is_marked():
 def test_docs_session_is_real_output(tmp_path_factory, session):
     if session.torch:
         pytest.importorskip("torch")
+    for module in session.needs:  # a third-party library's worked example (docs/torch.md, "Libraries")
+        pytest.importorskip(module)
     for command, expected, printed in _run_once(session, tmp_path_factory)[1]:
         assert printed == expected, f"{session.name}: $ {command}\n{printed}"
 

@@ -118,14 +118,28 @@ def test_a_signed_feature_map_with_negative_alpha_is_refused_like_a_table():
 # --------------------------------------------------------------------------- tokenwise
 
 
-def test_a_tokenwise_map_is_reported_tokenwise_and_a_sequence_stabilizer_is_not():
+def test_a_tokenwise_map_is_reported_tokenwise_and_a_sequence_stabilizer_is_recognised_against_its_reference():
+    """A key stabilizer (the sequence's maximum subtracted in the exponent) against the map on single tokens (each
+    rescaled by its own maximum) is a factor per sequence times one per token: recognised, NOT harmless as it is;
+    against the map without the stabilizer (reference=) it is one factor per sequence: harmless (issue 45)."""
     pq, _, _, _ = _head()
     assert ct.verify_tokenwise(pq, SMALL).tokenwise
     stab = lambda x: torch.exp(pq(x) - pq(x).amax(dim=(-2, -1), keepdim=True))  # noqa: E731
     rep = ct.verify_tokenwise(stab, SMALL)
-    assert not rep.tokenwise and rep.max_difference > 1e-6 and "NOT tokenwise" in rep.text()
+    assert not rep.tokenwise and rep.max_difference > 1e-6 and rep.verdict == "stabilizer" and not rep.harmless
+    assert "NOT a verdict on the module" in rep.text() and "reference=" in rep.text()
+    lo, hi = rep.token_range
+    assert 0 < lo < hi == 1 and rep.stabilizer_residual <= rep.rtol
     fam = load_family(SMALL)
     assert 0 <= rep.input_index < len(fam.inputs) and 0 <= rep.position < len(fam.inputs[rep.input_index].tokens)
+    plain = lambda x: torch.exp(pq(x))  # noqa: E731
+    rep = ct.verify_tokenwise(stab, SMALL, reference=plain)
+    assert rep.verdict == "per-sequence scale" and rep.harmless and rep.text().startswith("harmless: a per-sequence factor (")
+    assert rep.reference and rep.scale_range[1] <= 1
+    # a map that depends on the sequence otherwise (a softmax over positions) is neither
+    soft = lambda x: torch.softmax(pq(x), dim=-2)  # noqa: E731
+    rep = ct.verify_tokenwise(soft, SMALL)
+    assert rep.verdict == "not tokenwise" and "NOT tokenwise" in rep.text()
 
 
 # --------------------------------------------------------------------------- fit

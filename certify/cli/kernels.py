@@ -85,9 +85,13 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
               help="The denominator constant δ a library adds (Σ_j α v / (Σ_j α + δ)), as p/q or a decimal ≥ 0; "
                    "training uses it as a float64 and the exported table holds exactly that number. A feature map "
                    "that can vanish (ReLU-type) needs δ > 0.")
+@click.option("--dtype", "dtype", default="auto", show_default=True, metavar="auto|float64|float32|bfloat16|float16",
+              help="The feature maps' dtype: auto gives each module the tokens in its own dtype (a factory's float32 "
+                   "modules run in float32; a plain callable gets float64); a dtype casts the maps' modules to it and "
+                   "gives plain callables the tokens in it. Their outputs are read as float64, exactly.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
-def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_json, plot) -> int:
+def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, dtype, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 
     Needs PyTorch (pip install '.[train]' from the checkout). A run diverges when its loss or a trained
@@ -103,7 +107,8 @@ def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, out_dir, as_
 
     try:
         config = T.TrainConfig(ranks=T.parse_ranks(ranks), seeds=T.parse_seeds(seeds), steps=steps,
-                               feature_map=T.parse_feature_map(feature_map), delta=T.parse_delta(delta))
+                               feature_map=T.parse_feature_map(feature_map), delta=T.parse_delta(delta),
+                               dtype=T.parse_dtype(dtype, feature_map))
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if plot:  # refused before minutes of training, not after

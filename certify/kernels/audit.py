@@ -181,6 +181,11 @@ def check_multihead(table: KernelTable, family: FamilySpec) -> KernelReport:
     if family.streamed:
         raise TableFormatError("a table of several heads is checked against a listed family (inputs in the file), "
                                "not a compact certificate's streamed one")
+    if not table.has_readout:
+        raise TableFormatError(f"several heads ({table.head_count}) need a readout: give readout=… and values=… "
+                               "(certify.torch; certify.torch.LinearHead builds them from a layer's parts), or beta "
+                               "and w in a table file; several heads are checked by their predictions (or check each "
+                               "head alone, kernel only)")
     m, eps = family.m, family.error
     inputs = family.inputs
     preds = exact_predictions(table, inputs, m)

@@ -148,8 +148,17 @@ def _fmpq_mat(nrows: int, ncols: int, pairs: list[tuple[int, int]]):
     return fmpq_mat(nrows, ncols, [fmpq(p, q) for p, q in pairs])
 
 
+def _display(value: Fraction) -> str:
+    """A number for a message: exact when short (``-3/4``), else a six-digit decimal (for display only)."""
+    if value.denominator == 1 and value.numerator.bit_length() <= 64 or len(str(value)) <= 12:
+        return str(value)
+    try:
+        return f"{float(value):.6g}"
+    except OverflowError:
+        return "a number beyond a float64's range" if value > 0 else "a negative number"
+
+
 def _check_delta(value: Fraction) -> Fraction:
     if value < 0:
-        small = value.numerator.bit_length() + value.denominator.bit_length() <= 128
-        raise TableFormatError(f"delta is {value if small else 'a negative number'}; the denominator constant must be ≥ 0")
+        raise TableFormatError(f"delta is {_display(value)}; the denominator constant must be ≥ 0")
     return value

@@ -36,7 +36,8 @@ from typing import Any
 
 from .fields import MAX_HEADS, MAX_TOKEN_BITS, MAX_TOKENS, NUMERIC, _check_fields, _check_heads, _tokens
 from .npz import MAX_DATA_BYTES, MAX_FORTRAN_BYTES, MAX_TOKEN_CHARS, NPZ_DATE, npz_bytes, read_npz  # noqa: F401 - NPZ_DATE
-from .numbers import MAX_DIGITS, TableFormatError, _check_delta, _check_json_entry, _fmpq_mat, _json_entry, _Matrix, _np_entries
+from .numbers import (MAX_DIGITS, TableFormatError, _check_delta, _check_json_entry, _decimal_parts, _fmpq_mat, _json_entry,
+                      _json_float, _Matrix, _np_entries)
 
 __all__ = ["TableFormatError", "KernelTable", "load_table", "table_from_arrays", "LIMITS", "npz_bytes"]
 
@@ -245,7 +246,8 @@ def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any 
 
     ``arrays``: numpy arrays named as the file's fields (``phi_q``, ``phi_k`` or ``kernel``;
     optionally ``beta``, ``w``, ``values``); floats are read as the rationals they are.
-    ``delta``: the denominator constant, an int, a float (exactly), a ``Fraction`` or ``"p/q"``.
+    ``delta``: the denominator constant, an int, a float (exactly), a ``Fraction``, or a string:
+    ``"p/q"``, an integer or a decimal (``"1e-10"``, read exactly; spellings that expand are refused).
     """
     import numpy as np
 
@@ -266,9 +268,16 @@ def table_from_arrays(token_bits: list[str], arrays: dict[str, Any], delta: Any 
         if d.dtype.kind not in "iuf" or d.dtype.kind == "f" and not np.isfinite(d):
             raise TableFormatError(f"delta: expected a finite number, got {d.dtype} {d.item()!r}")
         value = Fraction(*_np_entries(d.reshape(1))[0])
-    elif isinstance(delta, str):
-        _check_json_entry(delta, "delta")
-        value = Fraction(*_json_entry(delta))
+    elif isinstance(delta, str):  # "p/q", an integer or a decimal ("1e-10" is 1/10¹⁰), as the CLI's --delta reads it
+        text = delta.strip()
+        if "/" in text or not any(c in text for c in ".eE"):
+            _check_json_entry(text, "delta")
+            value = Fraction(*_json_entry(text))
+        else:
+            try:
+                value = Fraction(*_decimal_parts(_json_float(text)))
+            except TableFormatError as exc:
+                raise TableFormatError(f"delta: {str(exc).removeprefix('number ')}") from None
     elif isinstance(delta, (int, float, Fraction)) and not isinstance(delta, bool):
         if isinstance(delta, float) and not math.isfinite(delta):
             raise TableFormatError(f"delta is {delta}; it must be finite")

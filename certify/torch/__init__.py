@@ -38,10 +38,11 @@ from __future__ import annotations
 from .compare import CompareReport, compare, predict
 from .fit import TrainingDiverged, fit
 from .heads import check, export
+from .layer import LinearHead
 from .table import evaluate
 from .tensors import LAYOUTS, MAX_TENSOR_INPUTS, FamilyTensors, Layout, family_tensors, family_tokens, placement
 from .tokenwise import TokenwiseReport, verify_tokenwise
 
 __all__ = ["FamilyTensors", "TokenwiseReport", "CompareReport", "Layout", "LAYOUTS", "family_tensors", "family_tokens",
            "evaluate", "check", "export", "verify_tokenwise", "compare", "predict", "fit", "placement", "TrainingDiverged",
-           "MAX_TENSOR_INPUTS"]
+           "MAX_TENSOR_INPUTS", "LinearHead"]

@@ -11,6 +11,7 @@ table's head in floating point, for users who want the float numbers themselves.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -20,22 +21,38 @@ import numpy as np
 from ..kernels.predict import exact_predictions
 from ..kernels.report import decimal_text
 from .fit import head_predictions
-from .table import head_table
-from .tensors import MAX_TENSOR_INPUTS, call_on_tokens, family_of, import_torch, family_tensors, positive_ints
+from .table import callable_parts, head_table
+from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, family_of, family_tensors, import_torch, modules_used_by,
+                      positive_ints)
 from .tokenwise import dtype_name
 
-#: Relative tolerance of :func:`compare` by the layer's output dtype (relative to max(1, largest prediction)):
+#: The least relative tolerance of :func:`compare` by the layer's output dtype (relative to max(1, |t̂|)):
 #: a layer computes the same sums in another order, so its float result differs by rounding.
 COMPARE_RTOL = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 5e-2}
+#: Unit roundoff ``u`` of each dtype (half the distance from 1 to the next float).
+UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
+
+
+def depth(m: int, r: int, L: int, dv: int) -> int:
+    """How many roundings a prediction goes through in a row: a token's projection (``m`` terms), a head's kernel
+    (``r``), the sums over the ``L`` positions, the readout over the heads' ``Σ d_v`` values, the division and ``β``."""
+    return m + r + L + dv + 2
+
+
+def tolerance(dtype: str, n: int) -> float:
+    """:func:`compare` 's default ``rtol``: the larger of :data:`COMPARE_RTOL` and ``n·u`` — the first-order bound
+    ``γ_n ≈ n·u`` on the relative rounding of ``n`` operations in a row (Higham, *Accuracy and Stability of
+    Numerical Algorithms*, §3.1), taken relative to max(1, |t̂|): a layer whose terms cancel far more needs rtol=."""
+    return max(COMPARE_RTOL.get(dtype, 1e-9), n * UNIT_ROUNDOFF.get(dtype, 2.0**-53))
 
 
 def predict(phi_q: Any, phi_k: Any, *, values: Any, readout: Callable, family: Any = "rank-nine", delta: Any = 0,
-            heads: Any = None, value_heads: Any = None) -> np.ndarray:
+            heads: Any = None, value_heads: Any = None, dtype: Any = None) -> np.ndarray:
     """The head's prediction at every input's query, in float64 (``(B,)``): the float counterpart of the exact check.
 
     The callables are evaluated once on the family's tokens as :func:`certify.torch.check`
     does (the same table); then ``t̂ = β + Σ_h ⟨w_h, Σ_j α_h v_h / (δ + Σ_j α_h)⟩`` in float64.
-    A listed family only (at most ``MAX_TENSOR_INPUTS`` inputs).
+    A listed family only (at most ``MAX_TENSOR_INPUTS`` inputs). ``dtype``: as for ``check``.
     """
     torch = import_torch()
     if values is None or readout is None:
@@ -43,7 +60,7 @@ def predict(phi_q: Any, phi_k: Any, *, values: Any, readout: Callable, family: A
     fam = family_of(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
-    table, arrays, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
+    table, arrays, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads, dtype)
     ft = family_tensors(fam)
     t = {k: torch.from_numpy(np.asarray(arrays[k], dtype=np.float64)) for k in ("phi_q", "phi_k", "values", "beta", "w")}
     with torch.no_grad():
@@ -73,26 +90,57 @@ class CompareReport:
     table_max_error: Fraction  # the table's, exact
     worst_relative: Fraction = Fraction(0)
     max_difference_index: int | None = None
+    depth: int | None = None  # the roundings in a row behind the default rtol (:func:`tolerance`); None: rtol= given
+    float32: "CompareReport | None" = None  # a layer below float32: the same weights re-evaluated in float32
+    query_last_relative: Fraction | None = None  # disagreeing without query_last: the worst relative with it
+
+    @property
+    def within(self) -> bool:
+        """Every input's prediction is its table's up to ``rtol`` (the layer in its own dtype)."""
+        return self.inputs_checked > 0 and self.worst_relative <= Fraction(self.rtol)
 
     @property
     def agrees(self) -> bool:
-        """Every input's prediction is its table's up to float rounding of the layer's dtype (:data:`COMPARE_RTOL`)."""
-        return self.inputs_checked > 0 and self.worst_relative <= Fraction(self.rtol)
+        """The layer computes its table's head: within ``rtol`` in its own dtype, or — a layer below float32 — its
+        weights re-evaluated in float32 are within float32's tolerance."""
+        return self.within or (self.float32 is not None and self.float32.within)
 
-    def text(self) -> str:
+    def _allows(self) -> str:
+        if self.depth is None:
+            return f"rtol {self.rtol:.2g} as given"
+        u = UNIT_ROUNDOFF.get(self.dtype)
+        return (f"{self.dtype} rounding allows {self.rtol:.2g}: the larger of {COMPARE_RTOL.get(self.dtype, 1e-9):.0e} "
+                f"and {self.depth} roundings in a row × u = 2^{int(np.log2(u)) if u else '?'}")
+
+    def _line(self, what: str) -> str:
         part = "" if self.inputs_checked == self.inputs else f" (the first {self.inputs_checked:,} of {self.inputs:,})"
         where = f"family.inputs[{self.input_index}]" if self.input_index is not None else "no input"
-        head = (f"layer vs its table on {self.inputs_checked:,} inputs{part}: largest difference "
+        return (f"{what} vs its table on {self.inputs_checked:,} inputs{part}: largest difference "
                 f"{float(self.max_difference):.3g}, worst relative to max(1, |t̂|) {float(self.worst_relative):.3g} "
-                f"({where}; {self.dtype} rounding allows {self.rtol:.0e})")
-        verdict = ("the layer computes its table's head, so the exact verdict on the table is about this layer"
-                   if self.agrees else
-                   "the layer is NOT its table's head (something in it sees the sequence: positional terms such as "
-                   "rotary embeddings, a stabilizer over positions, …; or it computes in a lower precision than its "
-                   "output dtype, then pass rtol=); the exact verdict is about the table, not this layer")
-        errors = (f"max error: layer {decimal_text(self.layer_max_error)} (its floats), table "
-                  f"{decimal_text(self.table_max_error)} (exact)")
-        return f"{head}: {verdict}\n{errors}"
+                f"({where}; {self._allows()})")
+
+    def text(self) -> str:
+        head = self._line("layer")
+        if self.within:
+            verdict = "the layer computes its table's head, so the exact verdict on the table is about this layer"
+        elif self.agrees:
+            verdict = (f"beyond {self.dtype} rounding as estimated, but the same weights in float32 compute the "
+                       "table's head (below), so the exact verdict on the table is about this layer's weights; its "
+                       f"{self.dtype} outputs differ from them by the rounding shown")
+        else:
+            verdict = ("the layer is NOT its table's head (something in it sees the sequence: positional terms such as "
+                       "rotary embeddings, a stabilizer over positions, …; or it computes in a lower precision than its "
+                       "output dtype, then pass rtol=); the exact verdict is about the table, not this layer")
+            if self.query_last_relative is not None:
+                verdict += (f". With each query last it agrees (worst relative {float(self.query_last_relative):.3g}): "
+                            "a causal layer, whose last position sees the whole input; pass query_last=True")
+        lines = [f"{head}: {verdict}"]
+        if self.float32 is not None:
+            lines.append(f"{self.float32._line('the same weights in float32')}: "
+                         f"{'they compute' if self.float32.within else 'they do NOT compute'} the table's head")
+        lines.append(f"max error: layer {decimal_text(self.layer_max_error)} (its floats), table "
+                     f"{decimal_text(self.table_max_error)} (exact)")
+        return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
         return {"agrees": self.agrees, "max_difference": {"exact": str(self.max_difference),
@@ -100,7 +148,11 @@ class CompareReport:
                 "worst_relative": {"exact": str(self.worst_relative), "decimal": decimal_text(self.worst_relative)},
                 "input_index": self.input_index, "max_difference_index": self.max_difference_index,
                 "inputs_checked": self.inputs_checked, "inputs": self.inputs, "rtol": self.rtol, "dtype": self.dtype,
-                "layer_max_error": decimal_text(self.layer_max_error), "table_max_error": decimal_text(self.table_max_error)}
+                "layer_max_error": decimal_text(self.layer_max_error), "table_max_error": decimal_text(self.table_max_error),
+                "within": self.within, "depth": self.depth,
+                "float32": None if self.float32 is None else self.float32.to_json(),
+                "query_last_relative": None if self.query_last_relative is None else {
+                    "exact": str(self.query_last_relative), "decimal": decimal_text(self.query_last_relative)}}
 
 
 def _query_outputs(out: Any, rows: int, L: int, qpos: Any) -> np.ndarray:
@@ -132,19 +184,41 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
     or ``dtype`` on ``device`` when given. ``phi_q`` … ``value_heads``: the
     tokenwise head the layer is meant to be, as for :func:`certify.torch.check`; its table's
     exact predictions are the reference. ``query_last=True`` puts each input's query last
-    (causal layers: ``family_tensors(..., query_last=True)``). The first ``max_inputs``
+    (causal layers: ``family_tensors(..., query_last=True)``); a layer that disagrees without
+    it is tried with it, and the report says when that agrees. The first ``max_inputs``
     inputs, ``batch`` at a time, sequences of one length per call. The differences are
     exact (each float output read as the rational it is); ``rtol`` defaults to
-    :data:`COMPARE_RTOL` of the output dtype.
+    :func:`tolerance` of the output dtype and the head's depth. A layer whose output is below
+    float32 (bfloat16, float16) is also re-evaluated with every floating parameter and buffer
+    of the modules involved raised to float32 (exact for those dtypes, and put back after):
+    ``report.float32``, which tells the layer's weights from its rounding.
     """
-    torch = import_torch()
+    import_torch()
     positive_ints(max_inputs=max_inputs, batch=batch)
     if rtol is not None and not (isinstance(rtol, (int, float)) and np.isfinite(rtol) and rtol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
     fam = family_of(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
-    table, _, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
+    parts = (phi_q, phi_k, values, readout)
+    args = (fam, delta, heads, value_heads, max_inputs, batch, rtol, dtype, device)
+    report = _measure(layer, parts, query_last, *args)
+    if not report.within and not query_last and max(len(x.tokens) for x in fam.inputs) > 1:
+        other = _measure(layer, parts, True, *args)
+        if other.within:
+            report.query_last_relative = other.worst_relative
+    if report.dtype in ("bfloat16", "float16"):
+        with raised_to_float32(layer, *parts) as raised:
+            if raised:
+                report.float32 = _measure(layer, parts, query_last, *args)
+    return report
+
+
+def _measure(layer: Callable, parts: tuple, query_last: bool, fam: Any, delta: Any, heads: Any, value_heads: Any,
+             max_inputs: int, batch: int, rtol: Any, dtype: Any, device: Any) -> CompareReport:
+    """One run of the layer against its table (:func:`compare`)."""
+    torch = import_torch()
+    table, arrays, _ = head_table(*parts, fam, delta, heads, value_heads, dtype)
     total = min(len(fam.inputs), max_inputs)
     exact = exact_predictions(table, fam.inputs[:total], fam.m)
     ft = family_tensors(fam, query_last=query_last)
@@ -158,7 +232,7 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
             lengths = (idx >= 0).sum(1)
             for L in sorted(set(int(v) for v in lengths)):
                 rows = torch.nonzero(lengths == L)[:, 0]
-                out = call_on_tokens(layer, X[idx[rows, :L]], dtype, device)
+                out = call_on_tokens(layer, X[idx[rows, :L]], dtype, device, "layer")
                 if hasattr(out, "dtype"):
                     out_dtype = dtype_name(out.dtype)
                 got = _query_outputs(out, len(rows), L, ft.query_position[start + rows].numpy())
@@ -175,7 +249,42 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
                         rel_worst, rel_where = rel, i
                     layer_err = max(layer_err, abs(f - fam.inputs[i].target))
     table_err = max((abs(p - X_.target) for p, X_ in zip(exact, fam.inputs)), default=Fraction(0))
-    tol = COMPARE_RTOL.get(out_dtype, 1e-9) if rtol is None else float(rtol)
+    n = None
+    if rtol is None:
+        widths = [int(v) for v in arrays["heads"]] if "heads" in arrays else [arrays["phi_q"].shape[1]]
+        n = depth(fam.m, max(widths), max(len(x.tokens) for x in fam.inputs), arrays["values"].shape[1])
+    tol = tolerance(out_dtype, n) if rtol is None else float(rtol)
     largest = max((abs(p) for p in exact), default=Fraction(0))
     return CompareReport(worst, rel_where, total, len(fam.inputs), largest, tol, out_dtype, layer_err, table_err,
-                         rel_worst, where)
+                         rel_worst, where, n)
+
+
+@contextmanager
+def raised_to_float32(*fns: Any):
+    """Every floating parameter and buffer below float32 of the modules ``fns`` are or use, raised to float32 in place
+    (the same ``Parameter`` objects, so closures see it; exact for bfloat16 and float16), and put back after.
+    Yields whether anything was raised."""
+    torch = import_torch()
+    modules: list = []
+    for fn in fns:
+        for f in callable_parts(fn):
+            for mod in [f] if isinstance(f, torch.nn.Module) else modules_used_by(f) if f is not None else []:
+                modules.extend(sub for sub in mod.modules() if all(sub is not o for o in modules))
+    low = (torch.bfloat16, torch.float16)
+    saved_params, saved_buffers = [], []
+    for mod in modules:
+        for p in mod.parameters(recurse=False):
+            if p.dtype in low and all(p is not q for q, _ in saved_params):
+                saved_params.append((p, p.data))
+                p.data = p.data.to(torch.float32)
+        for name, b in list(mod._buffers.items()):
+            if b is not None and b.dtype in low:
+                saved_buffers.append((mod, name, b))
+                mod._buffers[name] = b.to(torch.float32)
+    try:
+        yield bool(saved_params or saved_buffers)
+    finally:
+        for p, data in saved_params:
+            p.data = data
+        for mod, name, b in saved_buffers:
+            mod._buffers[name] = b

@@ -20,7 +20,8 @@ __all__ = ["check", "export"]
 
 def check(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | None = None,
           family: Any = "rank-nine", delta: Any = 0, heads: Any = None, value_heads: Any = None,
-          search_readout: bool = False, first_failure: bool = False, clip_negative_alpha: Any = None) -> KernelReport:
+          search_readout: bool = False, first_failure: bool = False, clip_negative_alpha: Any = None,
+          dtype: Any = None) -> KernelReport:
     """The exact check of a head given as callables (see the module docstring); returns ``check-kernel``'s report.
 
     ``report.ok`` is the verdict (readout given: it solves the family; kernel only: some
@@ -31,14 +32,15 @@ def check(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | Non
     exact rank, no bound carried (docs/kernel-table-format.md, "Several heads"). Bad outputs
     (wrong shape, NaN, negative ``α`` on a used pair) raise ``ValueError`` /
     :class:`~certify.kernels.table.TableFormatError`; a contradiction with the certified
-    theorem raises :class:`~certify.kernels.audit.KernelContradiction`.
+    theorem raises :class:`~certify.kernels.audit.KernelContradiction`. ``dtype``: the tokens'
+    dtype for plain callables (default float64; modules get their own).
     """
     from fractions import Fraction
 
     from ..kernels.audit import parse_tolerance
 
     fam = family_of(family)
-    table, _, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
+    table, _, _ = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads, dtype)
     if clip_negative_alpha is not None:
         tol = clip_negative_alpha
         table.clip_negative_alpha(Fraction(tol) if not isinstance(tol, str) else parse_tolerance(tol, "clip_negative_alpha"))
@@ -46,7 +48,8 @@ def check(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | Non
 
 
 def export(path: str, phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | None = None,
-           family: Any = "rank-nine", delta: Any = 0, heads: Any = None, value_heads: Any = None, note: str = "") -> str:
+           family: Any = "rank-nine", delta: Any = 0, heads: Any = None, value_heads: Any = None, note: str = "",
+           dtype: Any = None) -> str:
     """Write the table :func:`check` would check as an ``.npz`` file (docs/kernel-table-format.md); return ``path``.
 
     The same bytes for the same arrays (members dated 1980-01-01). Check it later with
@@ -55,7 +58,7 @@ def export(path: str, phi_q: Any, phi_k: Any, *, values: Any = None, readout: Ca
     from fractions import Fraction
 
     fam = family_of(family)
-    table, arrays, bits = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads)
+    table, arrays, bits = head_table(phi_q, phi_k, values, readout, fam, delta, heads, value_heads, dtype)
     out: dict[str, Any] = {"tokens": np.array(bits)}
     out.update({k: arrays[k] for k in ("phi_q", "phi_k", "beta", "w", "values", "heads", "value_heads") if k in arrays})
     if table.delta:

@@ -48,11 +48,12 @@ def head_widths(given: Any, derived: list[int] | None, name: str, what: str) -> 
 
 
 def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | None = None, tokens: Any,
-             heads: Any = None, value_heads: Any = None) -> dict[str, np.ndarray]:
+             heads: Any = None, value_heads: Any = None, dtype: Any = None) -> dict[str, np.ndarray]:
     """The table's arrays: each callable run once on ``tokens`` (``(N, m)`` float64) under ``torch.no_grad``.
 
     Modules are put in ``eval`` mode for the call and restored afterwards, and get the
-    tokens on their own device and in their own dtype. Returns ``phi_q``, ``phi_k`` and,
+    tokens on their own device and in their own dtype; plain callables get them in ``dtype``
+    (default float64). Returns ``phi_q``, ``phi_k`` and,
     with a readout, ``beta``, ``w``, ``values`` as numpy arrays (outputs below float64 cast
     up, which is exact). Several heads: ``phi_q``, ``phi_k`` (and ``values``) as lists of
     per-head callables, whose columns are put side by side, or one callable each with
@@ -72,15 +73,15 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
             parts = callable_parts(fn)
             if not parts:
                 raise ValueError(f"{name}: an empty list of heads")
-            arrs = [as_array(call_on_tokens(f, tokens), f"{name}[{h}]" if len(parts) > 1 else name, N, 2)
-                    for h, f in enumerate(parts)]
+            names = [f"{name}[{h}]" if len(parts) > 1 else name for h in range(len(parts))]
+            arrs = [as_array(call_on_tokens(f, tokens, dtype, None, n), n, N, 2) for f, n in zip(parts, names)]
             out[name] = _hstack(arrs, name)
             widths[name] = [a.shape[1] for a in arrs]
         if readout is not None:
             if isinstance(readout, (list, tuple)):
                 raise ValueError("readout: one callable, returning β and every head's w side by side "
                                  "((β, w) or one (N, 1 + Σ d_h) tensor), not a list")
-            r = call_on_tokens(readout, tokens)
+            r = call_on_tokens(readout, tokens, dtype, None, "readout")
             if isinstance(r, (tuple, list)):
                 if len(r) != 2:
                     raise ValueError(f"readout: expected (beta, w), got {len(r)} outputs")
@@ -110,9 +111,10 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
 
 
 def head_table(phi_q, phi_k, values, readout, fam: FamilySpec, delta, heads=None,
-           value_heads=None) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
+               value_heads=None, dtype=None) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
     tokens, _ = family_tokens(fam)
     bits = [token_bits(z, fam.m) for z in tokens]
     X = token_tensor(bits, fam.m)
-    arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X, heads=heads, value_heads=value_heads)
+    arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X, heads=heads, value_heads=value_heads,
+                      dtype=dtype)
     return table_from_arrays(bits, arrays, delta), arrays, bits

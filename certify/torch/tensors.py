@@ -153,22 +153,106 @@ def positive_ints(**values: Any) -> None:
             raise ValueError(f"{name} = {v!r}: an integer ≥ 1")
 
 
-def call_on_tokens(fn: Callable, x: Any, dtype: Any = None, device: Any = None) -> Any:
+def call_on_tokens(fn: Callable, x: Any, dtype: Any = None, device: Any = None, name: str = "the callable",
+                   eval_mode: bool = True) -> Any:
     """``fn(x)``; a module gets ``x`` on its own device and in its own floating dtype, in ``eval`` mode (restored after).
 
     A plain callable gets ``x`` as it is (float64 on the CPU), or in ``dtype`` on ``device`` when given.
+    A dtype or device clash inside ``fn`` becomes a ``ValueError`` naming ``name`` and the way out
+    (:func:`clash_advice`). ``eval_mode=False`` (training) leaves the module's mode alone.
     """
     torch = import_torch()
     if isinstance(fn, torch.nn.Module):
+        x = placed(x, fn)
         was = fn.training
-        fn.eval()
+        if eval_mode:
+            fn.eval()
         try:
-            return fn(placed(x, fn))
+            return _called(fn, x, name)
         finally:
             fn.train(was)
     if dtype is not None or device is not None:
         x = x.to(device=device if device is not None else x.device, dtype=dtype if dtype is not None else x.dtype)
-    return fn(x)
+    return _called(fn, x, name)
+
+
+#: Words of torch's messages when tensors of two dtypes or devices meet (``mat1 and mat2 must have the same dtype``).
+_CLASH = ("same dtype", "expected scalar type", "must have the same dtype", "same device", "expected all tensors",
+          "found dtype", "input type", "should be the same")
+
+
+def _called(fn: Callable, x: Any, name: str) -> Any:
+    try:
+        return fn(x)
+    except RuntimeError as exc:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if not any(w in text.lower() for w in _CLASH):
+            raise
+        raise ValueError(f"{name}: torch says {text!r}; {clash_advice(fn, x)}") from None
+
+
+def clash_advice(fn: Callable, x: Any) -> str:
+    """What to do when ``fn`` got tokens in a dtype or on a device its tensors are not in."""
+    torch = import_torch()
+    got = f"it got the tokens as {str(x.dtype).replace('torch.', '')} on {x.device}"
+    if isinstance(fn, torch.nn.Module):
+        return (f"{got}, the dtype and device of its first floating parameter or buffer; give the module's "
+                "parameters and buffers one dtype and device (module.to(...))")
+    inner = modules_used_by(fn)
+    names = ", ".join(type(m).__name__ for m in inner[:3])
+    use = (f"it uses {names}: wrap it as certify.torch.Layout(fn, ...), a module that owns them and runs in their "
+           "dtype and device, or " if inner else "")
+    return (f"{got}, as a plain callable does; {use}pass dtype= (and device=) for plain callables, "
+            "e.g. dtype=torch.float32")
+
+
+def modules_used_by(fn: Any) -> list:
+    """The ``torch.nn.Module`` s a plain callable uses, as far as Python shows them (docs/torch.md, "Layout").
+
+    A bound method's object, a ``functools.partial`` 's callable and arguments, and for a
+    function (a ``lambda`` included) the modules in its closure — except one named ``self``
+    or ``cls``, which would make a module its own child — and those its global names refer to;
+    callables in the closure are looked into the same way, three levels deep.
+    """
+    import functools
+
+    Module = import_torch().nn.Module
+    found: dict[int, Any] = {}
+
+    def visit(f: Any, depth: int) -> None:
+        if isinstance(f, Module):
+            found.setdefault(id(f), f)
+            return
+        if depth > 3 or f is None:
+            return
+        if isinstance(f, functools.partial):
+            for v in (f.func, *f.args, *f.keywords.values()):
+                visit(v, depth + 1)
+            return
+        if isinstance(getattr(f, "__self__", None), Module):
+            visit(f.__self__, depth + 1)
+        code = getattr(f, "__code__", None)
+        if code is None:
+            return
+        cells = getattr(f, "__closure__", None) or ()
+        for var, cell in zip(code.co_freevars, cells):
+            try:
+                v = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if var not in ("self", "cls") and (isinstance(v, Module) or callable(v)):
+                visit(v, depth + 1)
+        names = set(code.co_names)
+        for const in code.co_consts:  # a lambda or function defined inside
+            if hasattr(const, "co_names"):
+                names.update(const.co_names)
+        space = getattr(f, "__globals__", {})
+        for var in sorted(names):
+            if isinstance(space.get(var), Module):
+                found.setdefault(id(space[var]), space[var])
+
+    visit(fn, 0)
+    return list(found.values())
 
 
 def placement(module: Any) -> tuple[Any, Any]:
@@ -189,45 +273,76 @@ def placed(x: Any, module: Any) -> Any:
     return x.to(device=device, dtype=dtype)
 
 
-def _param_dtype(module: Any):
-    return placement(module)[0]
-
-
 #: Where a library keeps the head axis: ``B`` batch, ``H`` heads, ``L`` positions, ``D`` features.
 LAYOUTS = {"BHLD": "(batch, heads, length, dim): performer-pytorch, linear-attention-transformer",
            "BLHD": "(batch, length, heads, dim): fast-transformers' (N, L, H, E), flash-linear-attention's (B, T, H, K)",
            "BLD": "(batch, length, dim): one head, no head axis"}
 
 
-class Layout:
-    """A library's feature map, written for its own tensor layout, as a map of certify's tokens (docs/torch.md).
+def module_base() -> type:
+    """``torch.nn.Module`` when PyTorch is there, else ``object`` (then :class:`Layout` refuses to be made, with the hint)."""
+    try:
+        import torch
+    except ImportError:
+        return object
+    return torch.nn.Module
+
+
+class Layout(module_base()):  # type: ignore[misc]
+    """A library's feature map, written for its own tensor layout, as a module on certify's tokens (docs/torch.md).
 
     ``fn`` acts on ``(B, H, L, d)`` (``"BHLD"``), ``(B, L, H, d)`` (``"BLHD"``, also spelled
     ``"NLHE"``) or ``(B, L, d)`` (``"BLD"``) tensors and returns features in the same layout.
-    The wrapper takes certify's ``(N, m)`` tokens (each token a sequence of length 1: a
+    The module takes certify's ``(N, m)`` tokens (each token a sequence of length 1: a
     feature map for :func:`certify.torch.check`) or ``(B, L, m)`` sequences (for
-    ``verify_tokenwise``), cuts the ``m`` coordinates into ``heads`` equal parts
+    ``verify_tokenwise``), applies ``project`` first when given (a layer's query or key
+    projection, ``(…, m) → (…, H·d)``), cuts the coordinates into ``heads`` equal parts
     (``d = m / heads``, as ``rearrange(x, 'b l (h d) -> b h l d')`` does) and returns the
     heads' features side by side, ``(N, H·r)`` or ``(B, L, H·r)`` — the column order of
     ``check(..., heads=[r] * H)``.
+
+    It is a ``torch.nn.Module`` that owns what it wraps: ``fn`` and ``project`` when they are
+    modules, and otherwise the modules ``fn`` uses (``modules=``, or those
+    :func:`modules_used_by` finds: a bound method's object, a closure's or global's module).
+    So :func:`certify.torch.fit` trains their parameters, ``.to()`` moves them, and the
+    tokens reach ``fn`` in their dtype and on their device.
     """
 
-    def __init__(self, fn: Callable, layout: str = "BHLD", heads: int = 1) -> None:
-        layout = {"NLHE": "BLHD"}.get(layout.upper(), layout.upper())
+    def __init__(self, fn: Callable, layout: str = "BHLD", heads: int = 1, *, project: Any = None,
+                 modules: Any = None) -> None:
+        torch = import_torch()
+        super().__init__()
+        if not callable(fn):
+            raise ValueError(f"Layout: fn must be callable, got {type(fn).__name__}")
+        layout = {"NLHE": "BLHD"}.get(str(layout).upper(), str(layout).upper())
         if layout not in LAYOUTS:
             raise ValueError(f"layout {layout!r}: expected one of {', '.join(LAYOUTS)} (or NLHE)")
         if isinstance(heads, (bool, np.bool_)) or not isinstance(heads, (int, np.integer)) or heads < 1 \
                 or (layout == "BLD" and heads != 1):
             raise ValueError(f"heads = {heads!r}: an integer ≥ 1 (1 for the layout BLD)")
-        self.fn, self.layout, self.heads = fn, layout, int(heads)
+        if project is not None and not callable(project):
+            raise ValueError(f"Layout: project must be callable, got {type(project).__name__}")
+        self.fn, self.project, self.layout, self.heads = fn, project, layout, int(heads)
+        if modules is None:
+            modules = [] if isinstance(fn, torch.nn.Module) else modules_used_by(fn)
+            if project is not None and not isinstance(project, torch.nn.Module):
+                modules += [mod for mod in modules_used_by(project) if all(mod is not o for o in modules)]
+        elif isinstance(modules, torch.nn.Module) or not all(isinstance(mod, torch.nn.Module) for mod in modules):
+            raise ValueError("Layout: modules= is a list of torch.nn.Module (the modules fn uses)")
+        self.uses = torch.nn.ModuleList([mod for mod in modules if mod is not fn and mod is not project])
 
-    def __call__(self, x: Any) -> Any:
+    def extra_repr(self) -> str:
+        return f"layout={self.layout!r}, heads={self.heads}"
+
+    def forward(self, x: Any) -> Any:
         torch = import_torch()
         if not isinstance(x, torch.Tensor) or x.dim() not in (2, 3):
             raise ValueError(f"Layout: expected a tensor of tokens (N, m) or sequences (B, L, m), got "
                              f"{type(x).__name__} of shape {tuple(getattr(x, 'shape', ()))}")
         alone = x.dim() == 2
         seq = x[:, None, :] if alone else x
+        if self.project is not None:
+            seq = self.project(seq)
         B, L, m = seq.shape
         H = self.heads
         if m % H:

@@ -38,14 +38,14 @@ run is), :mod:`~certify.training.report` (text, JSON and plot of ``certify train
 from .diverged import TRAINED_FIELDS, finite_or_none, first_nonfinite
 from .maps import feature_maps, positive_map
 from .options import (FEATURE_MAPS, MAX_RANK, MAX_STEPS, RELU_EPS, TORCH_HINT, TrainConfig, TrainingInputError,
-                      TrainingUnavailable, import_torch, int_list, parse_delta, parse_feature_map, parse_ranks,
-                      parse_seeds, require_torch)
+                      TrainingUnavailable, import_torch, int_list, parse_delta, parse_dtype, parse_feature_map,
+                      parse_ranks, parse_seeds, require_torch)
 from .runs import (FLOAT_AGREEMENT, MAX_STEP_ENTRIES, MAX_TOKENS, RunResult, check_training_size, construction_report,
                    environment, export_table, family_arrays, run_experiment, train_head)
 
 __all__ = ["TORCH_HINT", "TrainingUnavailable", "TrainingInputError", "TrainConfig", "RunResult", "FEATURE_MAPS",
            "MAX_RANK", "MAX_STEPS", "MAX_TOKENS", "MAX_STEP_ENTRIES", "FLOAT_AGREEMENT", "RELU_EPS", "TRAINED_FIELDS",
-           "parse_ranks", "parse_seeds", "parse_feature_map", "parse_delta", "int_list", "require_torch",
+           "parse_ranks", "parse_seeds", "parse_feature_map", "parse_delta", "parse_dtype", "int_list", "require_torch",
            "import_torch", "positive_map", "feature_maps", "check_training_size", "family_arrays", "train_head",
            "export_table", "construction_report", "run_experiment", "environment", "first_nonfinite",
            "finite_or_none"]

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["TORCH_HINT", "MAX_RANK", "MAX_STEPS", "TrainingUnavailable", "TrainingInputError", "FEATURE_MAPS", "RELU_EPS", "TrainConfig", "int_list", "parse_ranks", "parse_feature_map", "parse_delta", "parse_seeds", "import_torch", "require_torch"]
+__all__ = ["TORCH_HINT", "MAX_RANK", "MAX_STEPS", "TrainingUnavailable", "TrainingInputError", "FEATURE_MAPS", "RELU_EPS", "TrainConfig", "int_list", "parse_ranks", "parse_feature_map", "parse_delta", "parse_dtype", "DTYPES", "parse_seeds", "import_torch", "require_torch"]
 
 TORCH_HINT = ("certify train needs PyTorch (any torch >= 2.0): from the checkout, pip install '.[train]'; "
               "for the CPU-only build install it first, e.g. pip install torch==2.13.0 (README, Dependencies)")
@@ -64,6 +64,7 @@ class TrainConfig:
     lr: str = "0.05"  # a decimal string: a training setting, never part of a check
     feature_map: str = "softplus"  # a FEATURE_MAPS name or "module:attr" (a factory (m, r, seed) → (phi_q, phi_k))
     delta: str = "0"  # the denominator constant δ as typed (--delta); training and the table use float(δ), exactly
+    dtype: str = "auto"  # --dtype: the feature maps' dtype (auto: each module its own, plain callables float64)
 
     @property
     def delta_float(self) -> float:
@@ -74,8 +75,11 @@ class TrainConfig:
         fmap = FEATURE_MAPS.get(self.feature_map, f"φ_Q, φ_K from the factory {self.feature_map}")
         init = "θ ~ N(0, 1), " if self.feature_map == "softplus" else ""
         den = f", δ = {self.delta} in the denominator (as a float64)" if Fraction(self.delta) else ""
+        dtypes = ("float64" if self.dtype == "auto" and self.feature_map in FEATURE_MAPS else
+                  "the factory's modules in their own dtype and the rest in float64" if self.dtype == "auto" else
+                  f"the feature maps in {self.dtype} and the rest in float64")
         return (f"{self.steps:,} full-batch steps, Adam (lr {self.lr}), mean squared error, "
-                f"{fmap}{den}, {init}β = w = 0 at start, float64, 1 torch thread")
+                f"{fmap}{den}, {init}β = w = 0 at start, {dtypes}, 1 torch thread")
 
 
 def int_list(text: str, name: str, lo: int, hi: int, what: str) -> tuple[int, ...]:
@@ -117,6 +121,20 @@ def parse_feature_map(text: str) -> str:
     if text in FEATURE_MAPS or re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", text or ""):
         return text
     raise ValueError(f"--feature-map: {text[:60]!r} is neither a built-in ({', '.join(FEATURE_MAPS)}) nor module:attr")
+
+
+#: --dtype: the feature maps' dtype; ``auto`` gives each module the tokens in its own dtype (plain callables float64).
+DTYPES = ("auto", "float64", "float32", "bfloat16", "float16")
+
+
+def parse_dtype(text: str, feature_map: str) -> str:
+    """``--dtype``: one of :data:`DTYPES`; a dtype other than auto/float64 needs a feature map with modules (not softplus)."""
+    if text not in DTYPES:
+        raise ValueError(f"--dtype {text[:40]!r}: one of {', '.join(DTYPES)}")
+    if feature_map == "softplus" and text not in ("auto", "float64"):
+        raise ValueError(f"--dtype {text}: the softplus map is a free float64 table; --dtype applies to the "
+                         "other feature maps (elu1, exp, relu, favor, module:attr)")
+    return text
 
 
 def parse_delta(text: str) -> str:

@@ -123,7 +123,8 @@ def family_arrays(family: FamilySpec) -> dict[str, Any]:
 
 
 def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str = "0.05",
-               feature_map: str = "softplus", m: int | None = None, delta: float = 0.0) -> dict[str, Any]:
+               feature_map: str = "softplus", m: int | None = None, delta: float = 0.0,
+               dtype: str = "auto") -> dict[str, Any]:
     """Train one head (the module docstring's model and optimizer); return its float64 arrays and figures.
 
     Returns ``phi_q``, ``phi_k`` (``N × r``, after the positivity map), ``beta`` (``N``), ``w`` (``N × N``)
@@ -133,6 +134,9 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
     ``delta``: the denominator constant, ``t̂ = (δ·β(x) + Σ_j α g) / (δ + Σ_j α)`` (docs/math.md §2).
     A loss that is not finite stops the run at once: ``diverged`` then says at which step
     and, when some input's denominator is 0 (a feature map that can vanish, ``δ = 0``), which.
+    ``dtype`` (``--dtype``): ``"auto"`` gives each feature-map module the tokens in its own
+    dtype (a plain callable float64); a dtype name casts the modules to it and gives plain
+    callables the tokens in it. Their outputs are cast up to float64 (exact) for the rest.
     """
     import numpy as np
 
@@ -162,7 +166,12 @@ def train_head(arrays: dict[str, Any], rank: int, seed: int, steps: int, lr: str
         else:
             X = torch.tensor([[float(z >> k & 1) for k in range(m)] for z in arrays["tokens"]], dtype=f64)
             phi_q, phi_k = feature_maps(feature_map, m, rank, seed)
-            features = lambda: (_features(phi_q, X, rank, "phi_q"), _features(phi_k, X, rank, "phi_k"))  # noqa: E731
+            if dtype != "auto":
+                for mod in (phi_q, phi_k):
+                    if isinstance(mod, torch.nn.Module):
+                        mod.to(getattr(torch, dtype))
+            features = lambda: (_features(phi_q, X, rank, "phi_q", dtype),  # noqa: E731
+                                _features(phi_k, X, rank, "phi_k", dtype))
             params = list(dict.fromkeys(p for mod in (phi_q, phi_k) for p in getattr(mod, "parameters", list)()))
         opt = torch.optim.Adam(params + [beta, w], lr=float(lr))
 
@@ -213,12 +222,23 @@ def _diverged_reason(loss: float, step: int, denominators: Callable, delta: floa
     return f"loss {loss} at step {step}"
 
 
-def _features(fn, X, rank: int, name: str):
+def _features(fn, X, rank: int, name: str, dtype: str = "auto"):
+    """``fn`` on the tokens ``X`` (float64): a module in the dtype and on the device of its first floating parameter or
+    buffer, a plain callable in ``dtype`` (float64 for auto); the output as float64."""
     torch = import_torch()
+    want = torch.float64 if dtype == "auto" else getattr(torch, dtype)
+    device = X.device
+    if isinstance(fn, torch.nn.Module):
+        first = next((t for t in (*fn.parameters(), *fn.buffers()) if t.is_floating_point()), None)
+        if first is not None:
+            want, device = first.dtype, first.device
     try:
-        out = fn(X)
+        out = fn(X.to(device=device, dtype=want))
     except Exception as exc:  # user code
-        raise TrainingInputError(f"--feature-map: {name} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+        hint = ("; a plain callable gets float64 tokens: give --dtype (e.g. --dtype float32), or return "
+                "torch.nn.Module s, which get the tokens in their own dtype"
+                if "dtype" in str(exc) and not isinstance(fn, torch.nn.Module) else "")
+        raise TrainingInputError(f"--feature-map: {name} failed: {type(exc).__name__}: {str(exc)[:200]}{hint}") from None
     if not isinstance(out, torch.Tensor) or tuple(out.shape) != (X.shape[0], rank):
         raise TrainingInputError(f"--feature-map: {name} returned {getattr(out, 'shape', type(out).__name__)}; "
                                  f"expected a tensor of shape ({X.shape[0]}, {rank})")
@@ -301,7 +321,7 @@ def run_experiment(family: FamilySpec, config: TrainConfig, out_dir: str,
         for seed in config.seeds:
             t0 = time.perf_counter()
             head = train_head(arrays, rank, seed, config.steps, config.lr, config.feature_map, family.m,
-                              config.delta_float)
+                              config.delta_float, config.dtype)
             seconds = time.perf_counter() - t0
             path = os.path.join(out_dir, f"rank{rank}_seed{seed}.npz")
             reason = head["diverged"] or first_nonfinite(head)

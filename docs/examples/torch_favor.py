@@ -18,6 +18,8 @@ def favor(x, stabilize=False):
 plain = ct.verify_tokenwise(favor, "rank-nine")
 print("plain:     ", plain.verdict, f"(every difference below {plain.rtol:.0e} of its column's largest output)")
 print("stabilized:", ct.verify_tokenwise(lambda x: favor(x, stabilize=True), "rank-nine").text())
+against = ct.verify_tokenwise(lambda x: favor(x, stabilize=True), "rank-nine", reference=favor)  # the map without it
+print("stabilized against the plain map:", against.verdict, "| harmless:", against.harmless)
 
 # The exact check of the (tokenwise) kernel alone: does some readout make it solve the family?
 report = ct.check(favor, favor, family="rank-nine")
