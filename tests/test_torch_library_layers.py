@@ -410,6 +410,9 @@ def test_delta_is_read_as_the_cli_reads_it_and_a_negative_one_prints_as_a_decima
     v, ro = nn.Linear(M, 2, dtype=torch.float64), nn.Linear(M, 3, dtype=torch.float64)
     rep = ct.check(fm, fm, values=v, readout=ro, family=SMALL, delta="1e-10")
     assert rep.to_json()["table"]["delta"] == "1/10000000000"
+    small = ct.check(fm, fm, values=v, readout=ro, family=SMALL, delta=1e-6)  # the float64 nearest 10⁻⁶
+    assert "denominator constant δ = 1e-06 (exactly: --json)" in "\n".join(small.text())
+    assert small.to_json()["table"]["delta"] == "4722366482869645/4722366482869645213696"
     with pytest.raises(TableFormatError, match=r"^delta is -1e-06; the denominator constant must be ≥ 0$"):
         ct.check(fm, fm, values=v, readout=ro, family=SMALL, delta=-1e-6)
     with pytest.raises(TableFormatError, match="would have 1,000,000,000 digits"):

@@ -26,6 +26,11 @@ def token_bits(x: int, m: int) -> str:
     return format(x, f"0{m}b")[::-1]
 
 
+def _short(text: str) -> str:
+    """An exact ``p/q`` as it is when short, else its six-digit decimal and where the exact value is (``--json``)."""
+    return text if len(text) <= 12 else f"{decimal_text(Fraction(text))} (exactly: --json)"
+
+
 def decimal_text(q: Fraction) -> str:
     """Six significant digits, for people; exact integer arithmetic where a float would lose them.
 
@@ -202,7 +207,7 @@ class KernelReport:
         lines = [f"family       {f['source']}: {f['inputs']} inputs, error < {f['error_below']}"
                  + (" (compact: generated and checked query by query)" if f.get("streamed") else ""),
                  f"table        {t['tokens']} tokens of {t['m']} bits, {width}, {ro}"
-                 + (f", denominator constant δ = {t['delta']}" if t.get("delta", "0") != "0" else "")]
+                 + (f", denominator constant δ = {_short(t['delta'])}" if t.get("delta", "0") != "0" else "")]
         clip = t.get("clip_negative_alpha")
         if clip is not None:
             lines.append(f"clipped      {clip['entries_clipped']:,} entries of α in [−{clip['tolerance']}, 0) read as 0: "
