@@ -134,18 +134,46 @@ def test_a_layout_finds_bound_methods_partials_and_globals_and_takes_modules_exp
 GLOBAL_LIN = nn.Linear(M, 4, dtype=torch.float64)
 
 
-def test_a_layout_made_inside_a_modules_init_does_not_own_self():
-    """A closure over `self` is not registered: the module would be its own child (and `.to()` would recurse)."""
+def test_a_layout_made_inside_a_modules_init_owns_its_parent_without_a_cycle():
+    """`self.phi = Layout(self.feature_map)` makes the Layout own the module that holds it: owned modules are not
+    children, so repr, .to() and state_dict do not recurse (review of issue 45); the notebook form likewise."""
 
-    class Block(nn.Module):
+    class Attn(nn.Module):
         def __init__(self):
             super().__init__()
             self.lin = nn.Linear(M, 4)
-            self.phi = ct.Layout(lambda t: torch.exp(self.lin(t)), "BLD")
+            self.phi = ct.Layout(self.feature_map, "BLD")
 
-    block = Block().to(torch.float64)
-    assert block.lin.weight.dtype == torch.float64 and len(block.phi.uses) == 0
-    assert len(list(block.modules())) == 4 and "layout='BLD', heads=1" in repr(block)
+        def feature_map(self, t):
+            return torch.exp(self.lin(t))
+
+    a = Attn()
+    assert any(o is a for o in a.phi.owned) and "layout='BLD', heads=1" in repr(a)
+    assert set(a.state_dict()) == {"lin.weight", "lin.bias"}
+    a.phi.to(torch.float64)
+    assert a.lin.weight.dtype == torch.float64 and ct.placement(a.phi)[0] == torch.float64
+    a.to(torch.float32)
+    assert a.lin.weight.dtype == torch.float32 and [p is a.lin.weight for p in a.phi.parameters()].count(True) == 1
+    a.phi.eval()
+    assert not a.training and not a.lin.training
+    model = nn.Module()
+    model.lin = nn.Linear(M, 4)
+    model.phi = ct.Layout(lambda t: torch.exp(model.lin(t)), "BLD")
+    model.to(torch.float64)
+    assert model.lin.weight.dtype == torch.float64 and repr(model)
+
+
+def test_a_layout_owns_what_modules_gives_even_a_generator_and_not_a_global_named_like_an_attribute():
+    inner = nn.Sequential(nn.Linear(M, 4), nn.Linear(4, 4))
+    phi = ct.Layout(lambda t: torch.exp(inner(t)), "BLD", modules=inner.children())
+    assert len(phi.owned) == 2 and len(list(phi.parameters())) == 4
+    cfg = nn.Module()
+    cfg.lin = nn.Linear(M, 4, dtype=torch.float64)
+    phi = ct.Layout(lambda t: torch.exp(cfg.lin(t)), "BLD")
+    assert phi.owned == [cfg] and all(o is not lin for o in phi.owned)  # `lin`, the global below, is only a name
+
+
+lin = nn.Linear(M, 4)  # a global that shares the name of cfg.lin above
 
 
 def test_a_layout_on_the_meta_device_is_placed_there():
@@ -198,8 +226,10 @@ def test_a_stabilizer_per_head_is_harmless_per_head_and_compare_agrees():
     assert rep.text().startswith("harmless: a per-sequence factor per head (")
     assert ct.verify_tokenwise(key, SMALL, reference=plain, heads=1).verdict == "not tokenwise"
     assert ct.verify_tokenwise(key, SMALL, reference=plain, heads=[3, 3]).harmless
+    with pytest.raises(ValueError, match=r"the Layout has 2 head\(s\)"):  # a factor per column would fit anything
+        ct.verify_tokenwise(key, SMALL, reference=plain, heads=6)
     with pytest.raises(ValueError, match="do not split into 4 equal heads"):
-        ct.verify_tokenwise(key, SMALL, reference=plain, heads=4)
+        ct.verify_tokenwise(lambda s: key(s), SMALL, reference=plain, heads=4)
 
     torch.manual_seed(0)
     attn = LinearAttention(heads=2, dim_head=3, eps=0.0, stabilize=True).to(torch.float64)
@@ -247,6 +277,30 @@ def test_a_faithful_trained_bf16_layer_agrees_and_its_parameters_come_back_as_th
     assert not bad.agrees and bad.float32 is not None and not bad.float32.within and "NOT its table's head" in bad.text()
 
 
+def test_a_bf16_layer_is_judged_by_its_float32_re_evaluation():
+    """A bf16 layer with a term that grows with the sequence is within bf16's loose tolerance, but its float32
+    re-evaluation is not: the report says NOT (review of issue 45). Plain bf16 callables get float32 tokens there."""
+    torch.manual_seed(0)
+    bf = torch.bfloat16
+    q, k = nn.Linear(M, 4, dtype=bf), nn.Linear(M, 4, dtype=bf)
+    v, ro = nn.Linear(M, 2, dtype=bf), nn.Linear(M, 3, dtype=bf)
+    phi_q, phi_k = (lambda x: q(x).exp()), (lambda x: k(x).exp())
+
+    def layer(x, t=0.0):
+        a = torch.einsum("bir,bjr->bij", phi_q(x), phi_k(x))
+        out = torch.einsum("bij,bjd->bid", a, v(x)) / a.sum(-1, keepdim=True)
+        r = ro(x)
+        return r[..., 0] + (r[..., 1:] * out).sum(-1) + t * (x.shape[1] - 1)
+
+    good = ct.compare(layer, phi_q, phi_k, values=v, readout=ro, family=SMALL, dtype=bf)
+    assert good.agrees and good.float32 is not None and good.float32.dtype == "float32"
+    bad = ct.compare(lambda x: layer(x, 0.03), phi_q, phi_k, values=v, readout=ro, family=SMALL, dtype=bf)
+    assert bad.within and not bad.agrees and "NOT its table's head: within bfloat16's loose tolerance" in bad.text()
+    assert all(p.dtype == bf for mod in (q, k, v, ro) for p in mod.parameters())
+    own = ct.compare(lambda x: layer(x.to(bf)), phi_q, phi_k, values=v, readout=ro, family=SMALL, dtype=bf)
+    assert own.float32 is None and "no float32 re-evaluation: layer: torch says" in own.text()
+
+
 def test_the_tolerance_is_derived_from_the_dtype_and_the_depth():
     from certify.torch.compare import depth, tolerance
 
@@ -290,6 +344,29 @@ def test_linear_head_reads_an_affine_readout_with_residual_and_refuses_a_nonline
         ct.check(**bad.parts(), family=SMALL)
     with pytest.raises(ValueError, match="predict is the prediction layer"):
         ct.LinearHead(feature_map=attn.feature_map, predict=None)
+    norm = ct.LinearHead(feature_map=attn.feature_map, q_proj=attn.to_q, k_proj=attn.to_k, v_proj=attn.to_v,
+                         out_proj=nn.Sequential(nn.LayerNorm(4, dtype=torch.float64), attn.to_out), predict=predict)
+    with pytest.raises(ValueError, match="not affine"):  # exact at 0, the unit vectors and all-ones: random probes
+        ct.check(**norm.parts(), family=SMALL)
+    wide = ct.LinearHead(feature_map=attn.feature_map, q_proj=attn.to_q, k_proj=attn.to_k, v_proj=attn.to_v,
+                         out_proj=attn.to_out, predict=nn.Linear(M, 2, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"predict must map to one output"):
+        ct.check(**wide.parts(), family=SMALL)
+
+    class Quad(nn.Module):  # t + 0.05 t², in bfloat16: visible at random probes in float64
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(M, 1, dtype=torch.bfloat16)
+
+        def forward(self, y):
+            t = self.lin(y)
+            return t + 0.05 * t * t
+
+    low = LinearAttention(heads=1, dim_head=4).to(torch.bfloat16)
+    quad = ct.LinearHead(feature_map=low.feature_map, q_proj=low.to_q, k_proj=low.to_k, v_proj=low.to_v,
+                         out_proj=low.to_out, predict=Quad())
+    with pytest.raises(ValueError, match="not affine"):
+        ct.check(**quad.parts(), family=SMALL)
 
 
 # --------------------------------------------------------------------------- 5. dtype= and --dtype
@@ -306,6 +383,17 @@ def test_fit_gives_plain_float32_callables_their_dtype():
     assert math.isfinite(ct.fit(fm, fm, v, ro, family=SMALL, steps=2, dtype=torch.float32))
     assert not torch.equal(lin.weight.detach(), before)  # a plain callable's module is trained too
     assert ct.check(fm, fm, values=v, readout=ro, family=SMALL, dtype=torch.float32).max_error >= 0
+    assert ct.check(fm, fm, values=v, readout=ro, family=SMALL, dtype="float32").max_error >= 0  # or np.float32
+    for bad, msg in ((torch.int64, "a floating dtype"), ("bogus", "a floating dtype")):
+        with pytest.raises(ValueError, match=msg):
+            ct.check(fm, fm, values=v, readout=ro, family=SMALL, dtype=bad)
+    with pytest.raises(ValueError, match="device = 'gpu': a torch device"):
+        ct.verify_tokenwise(fm, SMALL, device="gpu")
+    with pytest.raises(ValueError, match="lr = '0.01': a finite number > 0"):
+        ct.fit(fm, fm, v, ro, family=SMALL, steps=1, lr="0.01", dtype=torch.float32)
+    for delta in (None, "abc", "1e-400", "-1e-400", "1e-999999999"):  # what fit refuses, verify_tokenwise refuses
+        with pytest.raises(ValueError, match="delta = "):
+            ct.verify_tokenwise(fm, SMALL, dtype=torch.float32, delta=delta)
 
 
 FACTORY = '''

@@ -11,7 +11,6 @@ table's head in floating point, for users who want the float numbers themselves.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
@@ -21,9 +20,9 @@ import numpy as np
 from ..kernels.predict import exact_predictions
 from ..kernels.report import decimal_text
 from .fit import head_predictions
-from .table import callable_parts, head_table
-from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, family_of, family_tensors, import_torch, modules_used_by,
-                      positive_ints)
+from .table import head_table
+from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, family_of, family_tensors, float_dtype, import_torch,
+                      positive_ints, raised)
 from .tokenwise import dtype_name
 
 #: The least relative tolerance of :func:`compare` by the layer's output dtype (relative to max(1, |t̂|)):
@@ -92,6 +91,7 @@ class CompareReport:
     max_difference_index: int | None = None
     depth: int | None = None  # the roundings in a row behind the default rtol (:func:`tolerance`); None: rtol= given
     float32: "CompareReport | None" = None  # a layer below float32: the same weights re-evaluated in float32
+    float32_failed: str = ""  # why that re-evaluation could not run (a tensor outside any module, …)
     query_last_relative: Fraction | None = None  # disagreeing without query_last: the worst relative with it
 
     @property
@@ -101,9 +101,10 @@ class CompareReport:
 
     @property
     def agrees(self) -> bool:
-        """The layer computes its table's head: within ``rtol`` in its own dtype, or — a layer below float32 — its
-        weights re-evaluated in float32 are within float32's tolerance."""
-        return self.within or (self.float32 is not None and self.float32.within)
+        """The layer computes its table's head up to rounding. A layer below float32 re-evaluated in float32 is
+        judged by that re-evaluation (its own dtype's tolerance is loose, and cannot tell a small positional term
+        from rounding); otherwise by ``rtol`` in its own dtype."""
+        return self.float32.within if self.float32 is not None else self.within
 
     def _allows(self) -> str:
         if self.depth is None:
@@ -121,12 +122,16 @@ class CompareReport:
 
     def text(self) -> str:
         head = self._line("layer")
-        if self.within:
-            verdict = "the layer computes its table's head, so the exact verdict on the table is about this layer"
+        if self.agrees and self.float32 is not None:
+            verdict = (f"the same weights in float32 compute their table's head (below), so the layer is the checked "
+                       f"head up to {self.dtype} rounding — of its outputs, shown here, and of the table's features, "
+                       "which the exact check takes as they are")
         elif self.agrees:
-            verdict = (f"beyond {self.dtype} rounding as estimated, but the same weights in float32 compute the "
-                       "table's head (below), so the exact verdict on the table is about this layer's weights; its "
-                       f"{self.dtype} outputs differ from them by the rounding shown")
+            verdict = "the layer computes its table's head, so the exact verdict on the table is about this layer"
+        elif self.float32 is not None and self.within:
+            verdict = (f"NOT its table's head: within {self.dtype}'s loose tolerance, but the same weights in float32 "
+                       "differ from their table by far more than float32 rounding (below) — something in the layer "
+                       "sees the sequence; the exact verdict is about the table, not this layer")
         else:
             verdict = ("the layer is NOT its table's head (something in it sees the sequence: positional terms such as "
                        "rotary embeddings, a stabilizer over positions, …; or it computes in a lower precision than its "
@@ -138,6 +143,8 @@ class CompareReport:
         if self.float32 is not None:
             lines.append(f"{self.float32._line('the same weights in float32')}: "
                          f"{'they compute' if self.float32.within else 'they do NOT compute'} the table's head")
+        elif self.float32_failed:
+            lines.append(f"no float32 re-evaluation: {self.float32_failed}")
         lines.append(f"max error: layer {decimal_text(self.layer_max_error)} (its floats), table "
                      f"{decimal_text(self.table_max_error)} (exact)")
         return "\n".join(lines)
@@ -151,6 +158,7 @@ class CompareReport:
                 "layer_max_error": decimal_text(self.layer_max_error), "table_max_error": decimal_text(self.table_max_error),
                 "within": self.within, "depth": self.depth,
                 "float32": None if self.float32 is None else self.float32.to_json(),
+                "float32_failed": self.float32_failed or None,
                 "query_last_relative": None if self.query_last_relative is None else {
                     "exact": str(self.query_last_relative), "decimal": decimal_text(self.query_last_relative)}}
 
@@ -190,27 +198,35 @@ def compare(layer: Callable, phi_q: Any, phi_k: Any, *, values: Any, readout: Ca
     exact (each float output read as the rational it is); ``rtol`` defaults to
     :func:`tolerance` of the output dtype and the head's depth. A layer whose output is below
     float32 (bfloat16, float16) is also re-evaluated with every floating parameter and buffer
-    of the modules involved raised to float32 (exact for those dtypes, and put back after):
-    ``report.float32``, which tells the layer's weights from its rounding.
+    of the modules involved raised to float32 (exact for those dtypes, and put back after;
+    plain callables given ``dtype=`` get float32 tokens): ``report.float32``, which then
+    decides ``report.agrees``.
     """
-    import_torch()
+    torch = import_torch()
     positive_ints(max_inputs=max_inputs, batch=batch)
-    if rtol is not None and not (isinstance(rtol, (int, float)) and np.isfinite(rtol) and rtol >= 0):
+    if rtol is not None and not (isinstance(rtol, (int, float, Fraction, np.floating, np.integer))
+                                 and not isinstance(rtol, bool) and np.isfinite(float(rtol)) and rtol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
     fam = family_of(family)
     if fam.streamed:
         raise ValueError(f"{fam.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a listed family")
+    dtype = float_dtype(dtype, "dtype")
     parts = (phi_q, phi_k, values, readout)
     args = (fam, delta, heads, value_heads, max_inputs, batch, rtol, dtype, device)
     report = _measure(layer, parts, query_last, *args)
-    if not report.within and not query_last and max(len(x.tokens) for x in fam.inputs) > 1:
+    low = (torch.bfloat16, torch.float16)
+    if report.dtype in ("bfloat16", "float16"):
+        with raised(torch.float32, layer, *parts) as changed:
+            if changed or dtype in low:
+                try:
+                    report.float32 = _measure(layer, parts, query_last, *args[:-2],
+                                              torch.float32 if dtype in low else dtype, device)
+                except ValueError as exc:  # a tensor held outside any module stays low: say so, keep the report
+                    report.float32_failed = str(exc)
+    if not report.agrees and not query_last and max(len(x.tokens) for x in fam.inputs) > 1:
         other = _measure(layer, parts, True, *args)
         if other.within:
             report.query_last_relative = other.worst_relative
-    if report.dtype in ("bfloat16", "float16"):
-        with raised_to_float32(layer, *parts) as raised:
-            if raised:
-                report.float32 = _measure(layer, parts, query_last, *args)
     return report
 
 
@@ -253,38 +269,7 @@ def _measure(layer: Callable, parts: tuple, query_last: bool, fam: Any, delta: A
     if rtol is None:
         widths = [int(v) for v in arrays["heads"]] if "heads" in arrays else [arrays["phi_q"].shape[1]]
         n = depth(fam.m, max(widths), max(len(x.tokens) for x in fam.inputs), arrays["values"].shape[1])
-    tol = tolerance(out_dtype, n) if rtol is None else float(rtol)
+    tol = tolerance(out_dtype, n) if rtol is None else float(rtol)  # display and comparison: Fraction(tol) below
     largest = max((abs(p) for p in exact), default=Fraction(0))
     return CompareReport(worst, rel_where, total, len(fam.inputs), largest, tol, out_dtype, layer_err, table_err,
                          rel_worst, where, n)
-
-
-@contextmanager
-def raised_to_float32(*fns: Any):
-    """Every floating parameter and buffer below float32 of the modules ``fns`` are or use, raised to float32 in place
-    (the same ``Parameter`` objects, so closures see it; exact for bfloat16 and float16), and put back after.
-    Yields whether anything was raised."""
-    torch = import_torch()
-    modules: list = []
-    for fn in fns:
-        for f in callable_parts(fn):
-            for mod in [f] if isinstance(f, torch.nn.Module) else modules_used_by(f) if f is not None else []:
-                modules.extend(sub for sub in mod.modules() if all(sub is not o for o in modules))
-    low = (torch.bfloat16, torch.float16)
-    saved_params, saved_buffers = [], []
-    for mod in modules:
-        for p in mod.parameters(recurse=False):
-            if p.dtype in low and all(p is not q for q, _ in saved_params):
-                saved_params.append((p, p.data))
-                p.data = p.data.to(torch.float32)
-        for name, b in list(mod._buffers.items()):
-            if b is not None and b.dtype in low:
-                saved_buffers.append((mod, name, b))
-                mod._buffers[name] = b.to(torch.float32)
-    try:
-        yield bool(saved_params or saved_buffers)
-    finally:
-        for p, data in saved_params:
-            p.data = data
-        for mod, name, b in saved_buffers:
-            mod._buffers[name] = b

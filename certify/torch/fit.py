@@ -7,14 +7,14 @@ prediction in floating point, shared with ``certify.torch.predict``.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ..check import Progress
 from .table import callable_parts, head_widths
-from .tensors import MAX_TENSOR_INPUTS, call_on_tokens, family_tensors, import_torch, modules_used_by
+from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, delta_float, family_tensors, float_dtype, import_torch,
+                      modules_used_by)
 
 
 def _tensor(out: Any, name: str, rows: int) -> Any:
@@ -121,18 +121,6 @@ def parameters_of(*fns: Any) -> list:
     return list(seen.values())
 
 
-def _delta(delta: Any) -> float:
-    """``delta`` as the float the loss uses: a number ``≥ 0`` (int, float, ``Fraction`` or ``"p/q"``) that a float64 holds."""
-    try:
-        value = Fraction(delta) if isinstance(delta, (str, Fraction, int)) else Fraction(float(delta))
-        d = float(value)
-    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
-        raise ValueError(f"delta = {delta!r}: a finite number ≥ 0") from None
-    if value < 0 or not math.isfinite(d) or (value and d == 0):
-        raise ValueError(f"delta = {delta!r}: a finite number ≥ 0 that a float64 holds")
-    return d
-
-
 class TrainingDiverged(FloatingPointError):
     """:func:`fit` stopped: the loss is not finite. The modules are back at the last parameters that gave a finite loss."""
 
@@ -163,8 +151,9 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
         raise ValueError(f"steps = {steps!r}: an integer ≥ 0")
     if type(threads) is not int or threads < 1:
         raise ValueError(f"threads = {threads!r}: an integer ≥ 1")
-    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
-        raise ValueError(f"dtype = {dtype!r}: a floating torch dtype (torch.float32, …), for the plain callables")
+    dtype = float_dtype(dtype)
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or lr <= 0:
+        raise ValueError(f"lr = {lr!r}: a finite number > 0")
     ft = family_tensors(family)
     if ft.inputs is None:
         raise ValueError(f"{ft.family.source}: more than {MAX_TENSOR_INPUTS:,} inputs; train on a smaller family")
@@ -174,7 +163,7 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
     if not params:
         raise ValueError("nothing to train: none of phi_q, phi_k, values, readout is (or uses) a torch.nn.Module "
                          "with parameters")
-    d = _delta(delta)
+    d = delta_float(delta)
     torch.manual_seed(seed)
     old = torch.get_num_threads()
     torch.set_num_threads(threads)

@@ -19,22 +19,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .tensors import Layout, module_base, import_torch, modules_used_by
+from .tensors import Layout, Owner, import_torch, modules_used_by, raised
 
 __all__ = ["LinearHead"]
 
 
-class _Owner(module_base()):  # type: ignore[misc]
-    """A module that owns the modules the given callables use (``Layout`` 's rule), for ``.to()`` and ``fit``."""
+class _Owner(Owner):
+    """An :class:`~certify.torch.tensors.Owner` of the modules the given callables are or use."""
 
     def _own(self, *fns: Any) -> None:
         torch = import_torch()
         found: list = []
         for f in fns:
-            for mod in [f] if isinstance(f, torch.nn.Module) else modules_used_by(f) if f is not None else []:
-                if all(mod is not o for o in found):
-                    found.append(mod)
-        self.owned = torch.nn.ModuleList(found)
+            if f is not None and not isinstance(f, torch.nn.Module):
+                found += modules_used_by(f)
+        self.own(found)
 
 
 class _HeadColumns(_Owner):
@@ -66,31 +65,58 @@ class _Readout(_Owner):
     """``x ↦ (β(x), w)`` as one ``(N, 1 + H·d_v)`` tensor, from an affine output projection and prediction layer.
 
     ``w`` and ``β`` are read off by probing ``P∘O`` at 0 and at the unit vectors (exact for an
-    affine map up to its own rounding); :meth:`affine_defect` says how far ``P∘O`` is from
-    affine on a probe, for the check in :class:`LinearHead`.
+    affine map up to its own rounding). The first call checks that ``P∘O`` is affine
+    (:meth:`_check_affine`); a prediction layer with more than one output is refused.
     """
 
     def __init__(self, out_proj: Any, predict: Any, residual: bool) -> None:
         super().__init__()
         self.out_proj, self.predict, self.residual = out_proj, predict, residual
         self._own(out_proj, predict)
+        self.affine_checked = False
 
     def _combined(self, z: Any) -> Any:
         y = self.out_proj(z) if self.out_proj is not None else z
         out = self.predict(y)
-        return out[..., 0] if out.dim() == z.dim() and out.shape[-1] == 1 else out
+        if out.dim() != z.dim() or out.shape[-1] != 1:
+            raise ValueError(f"LinearHead: predict must map to one output (the prediction), (…, 1); it returned "
+                             f"shape {tuple(out.shape)} for an input of shape {tuple(y.shape)}")
+        return out[..., 0]
 
-    def _check_affine(self, const: Any, w: Any, like: Any) -> None:
-        """``ValueError`` unless ``P∘O`` at the all-ones vector is ``P(O(0)) + Σ w`` up to rounding of its dtype."""
+    def _check_affine(self, width: int, like: Any) -> None:
+        """``ValueError`` unless ``P∘O`` is affine on six random points (spread ±4, a fixed seed) and the all-ones one.
+
+        Probed with the parameters raised to float64 (exact; put back after), where a norm, a
+        nonlinearity or dropout left on shows far above rounding; where that cannot run (a tensor
+        held outside any module), in the modules' own dtype at its rounding.
+        """
         torch = import_torch()
-        ones = torch.ones(1, w.shape[0]).to(like)
-        got = self._combined(ones)[0]
-        want = const + w.sum(0)
-        scale = float((const.abs().max() + w.abs().sum(0).max()).detach()) + 1.0
-        unit = torch.finfo(got.dtype).eps if got.is_floating_point() else 0.0
-        if float((got - want).abs().max().detach()) > 8 * w.shape[0] * unit * scale:
+        gen = torch.Generator().manual_seed(0)
+        Z = torch.cat([torch.ones(1, width, dtype=torch.float64),
+                       4 * torch.randn(6, width, generator=gen, dtype=torch.float64)])
+        with torch.no_grad():
+            try:
+                with raised(torch.float64, self.out_proj, self.predict):
+                    defect, scale, unit = self._defect(Z, width)
+            except (RuntimeError, ValueError):
+                defect, scale, unit = self._defect(Z.to(like), width)
+        if not (defect == defect and abs(defect) != float("inf")):
+            raise ValueError(f"LinearHead: out_proj followed by predict overflows on a probe ({like.dtype}): "
+                             "their weights are beyond this dtype's range")
+        if defect > 16 * (width + 2) * unit * scale:
             raise ValueError("LinearHead: out_proj followed by predict is not affine (a nonlinearity, a norm, or "
-                             "dropout in training mode); certify's readout is affine in the heads' outputs")
+                             "dropout in training mode); certify's readout is affine in the heads' outputs, so give "
+                             "the affine part as out_proj and keep the rest out of the head")
+
+    def _defect(self, Z: Any, width: int) -> tuple[float, float, float]:
+        """``max |P∘O(z) − (c + ⟨w, z⟩)|``, the scale ``max(|c| + Σ|w_i z_i|) + 1`` and the unit roundoff, on ``Z``."""
+        torch = import_torch()
+        const, w = self.coefficients(width, Z)
+        got = self._combined(Z)
+        want = const + Z @ w
+        scale = float((const.abs() + Z.abs() @ w.abs()).max()) + 1.0
+        unit = torch.finfo(got.dtype).eps / 2 if got.is_floating_point() else 0.0
+        return float((got - want).abs().max()), scale, unit
 
     def coefficients(self, width: int, like: Any) -> tuple[Any, Any]:
         """``(P(O(0)), w)``: the constant and the ``width`` coefficients of ``P∘O``."""
@@ -103,8 +129,10 @@ class _Readout(_Owner):
         torch = import_torch()
         lead = x.shape[:-1]
         width = self.values_of(x[..., :1, :]).shape[-1]
+        if not self.affine_checked:
+            self._check_affine(width, x)
+            self.affine_checked = True
         const, w = self.coefficients(width, x)
-        self._check_affine(const, w, x)
         beta = const.expand(lead)
         if self.residual:
             y0 = self.out_proj(torch.zeros(1, width).to(x)) if self.out_proj is not None else torch.zeros(1, width).to(x)

@@ -8,7 +8,10 @@ extra ``train``: it is imported only when a function needs it.
 """
 from __future__ import annotations
 
+import math
+from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -146,6 +149,25 @@ def as_array(value: Any, name: str, rows: int, ndim: int) -> np.ndarray:
     return a
 
 
+def delta_float(delta: Any) -> float:
+    """``delta`` as the float the loss uses: a number ``≥ 0`` that a float64 holds — an int, a float, a ``Fraction``, or
+    a string read as the CLI's ``--delta`` is (``"p/q"`` or a decimal, at most 40 characters: nothing that expands)."""
+    from ..kernels.audit import parse_tolerance
+
+    try:
+        if isinstance(delta, bool):
+            raise TypeError
+        value = parse_tolerance(delta, "delta") if isinstance(delta, str) else \
+            Fraction(delta) if isinstance(delta, (Fraction, int)) else Fraction(float(delta))
+        d = float(value)
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+        raise ValueError(f"delta = {str(delta)[:40]!r}: a finite number ≥ 0 (a library's eps)") from None
+    if value < 0 or not math.isfinite(d) or (value and d == 0):
+        raise ValueError(f"delta = {str(delta)[:40]!r}: a finite number ≥ 0 that a float64 holds (not so small "
+                         "that it rounds to 0)")
+    return d
+
+
 def positive_ints(**values: Any) -> None:
     """``ValueError`` naming the first of ``values`` (``max_inputs=…``, ``batch=…``) that is not an integer ≥ 1."""
     for name, v in values.items():
@@ -162,6 +184,7 @@ def call_on_tokens(fn: Callable, x: Any, dtype: Any = None, device: Any = None, 
     (:func:`clash_advice`). ``eval_mode=False`` (training) leaves the module's mode alone.
     """
     torch = import_torch()
+    dtype, device = float_dtype(dtype), a_device(device)
     if isinstance(fn, torch.nn.Module):
         x = placed(x, fn)
         was = fn.training
@@ -242,10 +265,7 @@ def modules_used_by(fn: Any) -> list:
                 continue
             if var not in ("self", "cls") and (isinstance(v, Module) or callable(v)):
                 visit(v, depth + 1)
-        names = set(code.co_names)
-        for const in code.co_consts:  # a lambda or function defined inside
-            if hasattr(const, "co_names"):
-                names.update(const.co_names)
+        names = _globals_read(code)
         space = getattr(f, "__globals__", {})
         for var in sorted(names):
             if isinstance(space.get(var), Module):
@@ -253,6 +273,20 @@ def modules_used_by(fn: Any) -> list:
 
     visit(fn, 0)
     return list(found.values())
+
+
+def _globals_read(code: Any) -> set[str]:
+    """The global names a code object (and those defined inside it) reads — not its attribute names (``cfg.lin``)."""
+    import dis
+
+    names: set[str] = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            names.add(str(ins.argval))
+    for const in code.co_consts:  # a lambda or function defined inside
+        if hasattr(const, "co_code"):
+            names |= _globals_read(const)
+    return names
 
 
 def placement(module: Any) -> tuple[Any, Any]:
@@ -288,7 +322,138 @@ def module_base() -> type:
     return torch.nn.Module
 
 
-class Layout(module_base()):  # type: ignore[misc]
+class Owner(module_base()):  # type: ignore[misc]
+    """A module that also owns modules it does not hold as children: the modules a callable it wraps uses.
+
+    They are not registered as submodules — one of them may be (or may come to hold) this module, and a module
+    that is its own descendant breaks ``repr``, ``.to()`` and ``state_dict`` — but ``parameters()`` and
+    ``buffers()`` include theirs — here and in every module that holds this one (so ``fit`` trains them and
+    :func:`placement` sees their dtype) — and ``.to()``, ``.float()``, … and ``train()`` / ``eval()`` reach them,
+    each module once per call.
+    """
+
+    def own(self, modules: list) -> None:
+        """Own ``modules`` (besides the children); each once."""
+        owned: list = []
+        for mod in modules:
+            if mod is not self and all(mod is not o for o in owned):
+                owned.append(mod)
+        object.__setattr__(self, "_owned", owned)
+        object.__setattr__(self, "_busy", False)
+
+    @property
+    def owned(self) -> list:
+        """The modules owned besides the children (a copy)."""
+        return list(self.__dict__.get("_owned", ()))
+
+    def _others(self, fn: Callable) -> list:
+        """``fn(module)`` for each owned module, unless this module is already inside such a call (a cycle)."""
+        if self.__dict__.get("_busy", True) or not self.__dict__.get("_owned"):
+            return []
+        object.__setattr__(self, "_busy", True)
+        try:
+            return [fn(mod) for mod in self._owned]
+        finally:
+            object.__setattr__(self, "_busy", False)
+
+    def named_modules(self, memo: Any = None, prefix: str = "", remove_duplicate: bool = True):
+        """The children's tree, then each owned module's (each module once, whatever ``remove_duplicate``: an owned
+        module may hold this one). Parameters, buffers and ``modules()`` — this module's and its ancestors' — go
+        through here."""
+        memo = set() if memo is None else memo
+        yield from super().named_modules(memo, prefix, remove_duplicate)
+        memo.add(self)
+        for i, mod in enumerate(self.__dict__.get("_owned", ())):
+            if mod not in memo:
+                yield from mod.named_modules(memo, f"{prefix}{'.' if prefix else ''}owned.{i}", True)
+
+    def _apply(self, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        out = super()._apply(fn, *args, **kwargs)
+        self._others(lambda mod: mod._apply(fn, *args, **kwargs))
+        return out
+
+    def train(self, mode: bool = True) -> Any:
+        out = super().train(mode)
+        self._others(lambda mod: mod.train(mode))
+        return out
+
+
+def all_modules(fn: Any) -> list:
+    """Every ``torch.nn.Module`` a callable is or uses, owned ones included (:class:`Owner`), each once."""
+    torch = import_torch()
+    out: list = []
+    for mod in [fn] if isinstance(fn, torch.nn.Module) else modules_used_by(fn) if fn is not None else []:
+        out += [sub for sub in mod.modules() if all(sub is not o for o in out)]
+    return out
+
+
+@contextmanager
+def raised(to: Any, *fns: Any):
+    """Every floating parameter and buffer of lower precision than ``to`` (float32 or float64) of the modules ``fns``
+    are or use (:func:`all_modules`), raised to ``to`` in place — the same ``Parameter`` objects, so closures see
+    it; exact, since each lower precision is a subset — and put back after, bit for bit. Yields whether any was."""
+    torch = import_torch()
+    low = {torch.float32: (torch.bfloat16, torch.float16),
+           torch.float64: (torch.bfloat16, torch.float16, torch.float32)}[to]
+    modules: list = []
+    for fn in fns:
+        for f in fn if isinstance(fn, (list, tuple)) else [fn]:
+            modules += [mod for mod in all_modules(f) if all(mod is not o for o in modules)]
+    saved_params: list = []
+    saved_buffers: list = []
+    try:
+        for mod in modules:
+            for p in mod.parameters(recurse=False):
+                if p.dtype in low and all(p is not q for q, _ in saved_params):
+                    saved_params.append((p, p.data))
+                    p.data = p.data.to(to)
+            for name, b in list(mod._buffers.items()):
+                if b is not None and b.dtype in low:
+                    saved_buffers.append((mod, name, b))
+                    mod._buffers[name] = b.to(to)
+        yield bool(saved_params or saved_buffers)
+    finally:
+        for p, data in saved_params:
+            p.data = data
+        for mod, name, b in saved_buffers:
+            mod._buffers[name] = b
+
+
+def float_dtype(dtype: Any, name: str = "dtype") -> Any:
+    """``dtype=`` as a floating ``torch.dtype`` (``torch.float32``, ``"float32"``, ``numpy.float32``), or None."""
+    torch = import_torch()
+    if dtype is None:
+        return None
+    value = dtype
+    if not isinstance(value, torch.dtype):
+        text = str(np.dtype(dtype)) if not isinstance(dtype, str) and _numpy_dtype(dtype) else str(dtype)
+        value = getattr(torch, text.replace("torch.", ""), None)
+    if not isinstance(value, torch.dtype) or not value.is_floating_point or value.is_complex:
+        raise ValueError(f"{name} = {dtype!r}: a floating dtype, e.g. torch.float32 (for the plain callables; modules "
+                         "use their own)")
+    return value
+
+
+def _numpy_dtype(dtype: Any) -> bool:
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def a_device(device: Any, name: str = "device") -> Any:
+    """``device=`` as a ``torch.device``, or None; a ``ValueError`` naming it otherwise."""
+    torch = import_torch()
+    if device is None:
+        return None
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"{name} = {device!r}: a torch device, e.g. 'cpu', 'cuda:0', 'mps' or 'meta'") from None
+
+
+class Layout(Owner):
     """A library's feature map, written for its own tensor layout, as a module on certify's tokens (docs/torch.md).
 
     ``fn`` acts on ``(B, H, L, d)`` (``"BHLD"``), ``(B, L, H, d)`` (``"BLHD"``, also spelled
@@ -302,10 +467,10 @@ class Layout(module_base()):  # type: ignore[misc]
     ``check(..., heads=[r] * H)``.
 
     It is a ``torch.nn.Module`` that owns what it wraps: ``fn`` and ``project`` when they are
-    modules, and otherwise the modules ``fn`` uses (``modules=``, or those
-    :func:`modules_used_by` finds: a bound method's object, a closure's or global's module).
-    So :func:`certify.torch.fit` trains their parameters, ``.to()`` moves them, and the
-    tokens reach ``fn`` in their dtype and on their device.
+    modules (as children), and otherwise the modules ``fn`` uses (``modules=``, or those
+    :func:`modules_used_by` finds: a bound method's object, a closure's or global's module) as
+    an :class:`Owner`. So :func:`certify.torch.fit` trains their parameters, ``.to()`` moves
+    them, and the tokens reach ``fn`` in their dtype and on their device.
     """
 
     def __init__(self, fn: Callable, layout: str = "BHLD", heads: int = 1, *, project: Any = None,
@@ -326,10 +491,12 @@ class Layout(module_base()):  # type: ignore[misc]
         if modules is None:
             modules = [] if isinstance(fn, torch.nn.Module) else modules_used_by(fn)
             if project is not None and not isinstance(project, torch.nn.Module):
-                modules += [mod for mod in modules_used_by(project) if all(mod is not o for o in modules)]
-        elif isinstance(modules, torch.nn.Module) or not all(isinstance(mod, torch.nn.Module) for mod in modules):
-            raise ValueError("Layout: modules= is a list of torch.nn.Module (the modules fn uses)")
-        self.uses = torch.nn.ModuleList([mod for mod in modules if mod is not fn and mod is not project])
+                modules += modules_used_by(project)
+        else:
+            modules = list(modules) if not isinstance(modules, torch.nn.Module) and hasattr(modules, "__iter__") else [0]
+            if not all(isinstance(mod, torch.nn.Module) for mod in modules):
+                raise ValueError("Layout: modules= is a list of torch.nn.Module (the modules fn uses)")
+        self.own([mod for mod in modules if mod is not fn and mod is not project])
 
     def extra_repr(self) -> str:
         return f"layout={self.layout!r}, heads={self.heads}"

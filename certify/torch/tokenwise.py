@@ -27,12 +27,12 @@ The figures are floats (a diagnosis of a float module, not a proof); the exact c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 
-from .tensors import MAX_TENSOR_INPUTS, call_on_tokens, import_torch, family_tensors, positive_ints
+from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, delta_float, family_tensors, import_torch,
+                      positive_ints)
 
 #: Relative tolerance by the module's output dtype: the same map on two batch shapes differs by
 #: a few units in the last place (matrix products are blocked differently); a sequence-dependent
@@ -181,6 +181,10 @@ def _head_cuts(heads: Any, module: Any, width: int) -> list[tuple[int, int]]:
 
     if heads is None:
         heads = module.heads if isinstance(module, Layout) else 1
+    count = heads if isinstance(heads, (int, np.integer)) else len(heads) if hasattr(heads, "__len__") else None
+    if isinstance(module, Layout) and count is not None and count > module.heads:
+        raise ValueError(f"heads = {heads!r}: the Layout has {module.heads} head(s); a factor per sequence is fitted "
+                         "per head, so more heads than it has could call a factor per column harmless")
     if isinstance(heads, (bool, np.bool_)):
         raise ValueError(f"heads = {heads!r}: an integer ≥ 1 or a list of widths")
     if isinstance(heads, (int, np.integer)):
@@ -225,9 +229,7 @@ def verify_tokenwise(module: Callable, family: Any = "rank-nine", *, max_inputs:
     tol = None if rtol is None else float(rtol)
     if tol is not None and not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
-    d = float(Fraction(delta)) if isinstance(delta, (str, Fraction)) else float(delta)
-    if not (np.isfinite(d) and d >= 0):
-        raise ValueError(f"delta = {delta!r}: a finite number ≥ 0")
+    d = delta_float(delta)
     ft = family_tensors(family)
     if ft.inputs is None:
         raise ValueError(f"{ft.family.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a smaller family")
