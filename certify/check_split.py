@@ -25,7 +25,15 @@ each a named step, the first failure named with the sequence it concerns:
 6. ``coverage``  every token of every test sequence occurs in some training sequence;
 7. ``labels``    ``family.inputs`` lists the test sequences' query positions in order, each
                  with the Min-IP target recomputed by the integer oracle (``min_j ⟨x_i, x_j⟩``),
-                 which equals the pattern's answer.
+                 which equals the pattern's answer;
+8. ``strict``    only when the file says ``"strict": true`` (docs/math.md §10, "Strictly held
+                 out"): no test sequence has an all-training origin. Its query tokens fix the
+                 permuted words ``T_i`` and its database tokens each one's answer bit, so every
+                 origin of the same multiset is ``(σ⁻¹(T), p', σ)``; for every training
+                 permutation ``σ`` the base words ``σ⁻¹(T_i)`` are looked up among the training
+                 words and, when all are, the pattern ``p'`` (the bits in their order) among the
+                 held-out patterns. Work: ``|test| · |training permutations| · q`` look-ups,
+                 refused past :data:`MAX_ORIGIN_SEARCH` from the counts (exit 2), before any.
 
 Exit codes as everywhere: 0 all hold, 1 one fails, 2 the file is malformed (or the output
 cannot be written), 3 a bug in this checker; 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
@@ -44,8 +52,8 @@ else:  # run as a script (python certify/check_split.py FILE): certify/check.py 
     _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
     from check import CertificateError, guard_process, load, script_args
 
-__all__ = ["SPLIT_FORMAT", "MAX_WORD_ACTIONS", "SplitMalformed", "SplitReport", "check_split", "check_split_file",
-           "main"]
+__all__ = ["SPLIT_FORMAT", "MAX_WORD_ACTIONS", "MAX_ORIGIN_SEARCH", "SplitMalformed", "SplitReport", "check_split",
+           "check_split_file", "main"]
 
 SPLIT_FORMAT = "certify-split/1"
 MAX_SEQUENCES = 200_000
@@ -58,6 +66,10 @@ MAX_PERMUTATIONS = 10_000
 #: whole command, 2-core reference machine). The producer (``certify.experiments.tasks.build_split``)
 #: refuses the same product before drawing.
 MAX_WORD_ACTIONS = 1_000_000
+#: Test sequences × training permutations × q: the word look-ups of the ``strict`` step, refused past this from the
+#: file's counts (at the limit, the step alone: ≈ 3 s of CPU, 2-core reference machine, an in-process timing); the producer
+#: (``certify.experiments.tasks.build_split``) refuses the same product before drawing.
+MAX_ORIGIN_SEARCH = 10_000_000
 
 
 class SplitMalformed(ValueError):
@@ -89,6 +101,9 @@ class SplitReport:
             lines.append(f"held out     yes: no test sequence occurs in training or validation, even as a multiset; "
                          f"every test token occurs in training ({c.get('test_words_held', 0):,} held-out words, "
                          f"{c.get('patterns_held', 0):,} patterns, {c.get('permutations_held', 0):,} permutations)")
+            if "strict" in self.steps:
+                lines.append(f"strictly     yes: no test sequence has an origin of training words, a training pattern "
+                             f"and a training permutation ({c['origin_lookups']:,} word look-ups)")
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -158,10 +173,14 @@ def check_split(doc: Any) -> SplitReport:
     """Check a split document (module docstring); :class:`SplitMalformed` for step 1, else a report."""
     if not isinstance(doc, dict) or doc.get("format") != SPLIT_FORMAT:
         _bad("format", f"expected an object with \"format\": \"{SPLIT_FORMAT}\"")
-    known = {"format", "setting", "draw", "config", "words", "permutations", "held_out", "tokens", "parts", "family"}
+    known = {"format", "setting", "draw", "config", "words", "permutations", "held_out", "tokens", "parts", "family",
+             "strict"}
     extra = sorted(set(doc) - known)
     if extra:
         _bad("format", f"unknown key {extra[0][:40]!r}")
+    strict = doc.get("strict", False)
+    if type(strict) is not bool:
+        _bad("strict", f"expected true or false, got {_show(strict)}")
     if type(doc.get("draw")) is not int or doc["draw"] < 0:
         _bad("draw", f"expected an integer ≥ 0, got {_show(doc.get('draw'))}")
     if not isinstance(doc.get("config"), dict):
@@ -184,7 +203,7 @@ def check_split(doc: Any) -> SplitReport:
             _bad(f"words[{i}]", f"has weight {w.bit_count()}, the setting's h is {h}")
     if len(set(words)) != len(words):
         _bad("words", "a word is listed twice")
-    perms = []
+    perms, acted = [], []
     actions: dict[tuple[int, ...], int] = {}
     listed = _list(doc.get("permutations"), "permutations", MAX_PERMUTATIONS)
     if len(words) * len(listed) > MAX_WORD_ACTIONS:
@@ -199,6 +218,7 @@ def check_split(doc: Any) -> SplitReport:
             _bad(f"permutations[{i}]", f"maps every word as permutations[{actions[action]}] does (listed twice)")
         actions[action] = i
         perms.append(p)
+        acted.append(action)
     if len(perms) < 2:
         _bad("permutations", f"{len(perms)} listed; a split needs a training and a held-out one")
     held = doc.get("held_out")
@@ -256,11 +276,40 @@ def check_split(doc: Any) -> SplitReport:
     report.counts = {"tokens": len(tokens), "words": len(words), "train": len(seqs["train"]), "val": len(seqs["val"]),
                      "test": len(seqs["test"]), "test_words_held": len(held_words), "patterns_held": len(held_pats),
                      "permutations_held": len(held_perms)}
+    if strict:
+        work = len(seqs["test"]) * (len(perms) - len(held_perms)) * q
+        if work > MAX_ORIGIN_SEARCH:
+            _bad("strict", f"{len(seqs['test']):,} test sequences × {len(perms) - len(held_perms):,} training "
+                           f"permutations × q = {q} is {work:,} word look-ups; at most {MAX_ORIGIN_SEARCH:,}")
+        report.counts["origin_lookups"] = work
     try:
         _steps(report, M, m, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, fam["inputs"])
+        if strict:
+            _strict(report, acted, held_words, held_pats, held_perms, seqs["test"])
     except _Fail as f:
         report.failure = (f.step, f.msg)
     return report
+
+
+def _strict(report, acted, held_words, held_pats, held_perms, test) -> None:
+    """Step 8 (module docstring): the first test sequence with an all-training origin, named with that origin."""
+    training = [i for i in range(len(acted[0])) if i not in held_words]
+    found = None  # (sequence, permutation, words, pattern): the lowest sequence, then the lowest permutation
+    for j in (j for j in range(len(acted)) if j not in held_perms):
+        back = {acted[j][i]: i for i in training}  # σ(S) → S, over the training words
+        for i, (toks, ws, pat, k) in enumerate(test[:None if found is None else found[0]]):
+            base = [back.get(acted[k][w]) for w in ws]  # σ⁻¹(π(S_i)): a training word, or None
+            if None not in base:
+                order = sorted(range(len(ws)), key=base.__getitem__)
+                other = tuple(pat[r] for r in order)
+                if other not in held_pats:
+                    found = (i, j, [base[r] for r in order], other)
+                    break
+    if found is not None:
+        i, j, ws, pat = found
+        raise _Fail("strict", f"parts.test[{i}] has an all-training origin: words {ws}, pattern "
+                              f"{''.join(map(str, pat))}, permutation {j} make its tokens too")
+    report.steps.append("strict")
 
 
 def _steps(report, M, m, q, words, perms, held_words, held_pats, held_perms, tokens, seqs, inputs) -> None:
@@ -370,8 +419,10 @@ def main(argv: list[str] | None = None) -> int:
 
     Prove from a certify-split/1 file that its test set is held out, with the standard
     library alone (docs/experiments.md, "check-split"): every token, sequence and label is
-    rebuilt from the words, patterns and permutations in the file. Prints the steps that
-    hold, or the first that fails with the sequence it concerns.
+    rebuilt from the words, patterns and permutations in the file; a file that says
+    "strict": true is also searched for a test sequence with an all-training origin
+    (docs/math.md §10). Prints the steps that hold, or the first that fails with the
+    sequence it concerns.
 
     --json          print one JSON object (schema certify.check-split/1)
     -h, --help      print this text and exit 0

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from certify.experiments.protocol import T975, exact_scores, t_interval
 from certify.check_split import check_split, check_split_file
-from certify.experiments.tasks import Setting, SplitConfig, SplitError, build_split, split_to_json
+from certify.experiments.tasks import Setting, SplitConfig, SplitError, build_split, permute_word, split_to_json
 from certify.kernels.audit import FamilySpec, check_kernel, load_family
 from certify.kernels.predict import exact_predictions
 from certify.kernels.json_table import loads_json
@@ -161,6 +161,92 @@ def test_check_split_bounds_words_times_permutations_before_the_work(tmp_path):
     # the producer refuses what the checker would: before drawing a permutation
     with pytest.raises(SplitError, match="word actions"):
         build_split(Setting(16, 2, 8), SplitConfig(permutations=1 + MAX_WORD_ACTIONS // 12_870), 0)
+
+
+# --------------------------------------------------------------------------- strict splits (issue 46)
+
+
+def test_the_split_corpus_is_what_its_generator_writes(tmp_path):
+    """tests/splits/make_splits.py's write() makes every committed file and MANIFEST.json again, byte for byte, and the
+    manifest lists exactly the files on disk."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_splits", SPLITS / "make_splits.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.write(tmp_path) == MANIFEST
+    listed = {f"valid/{n}" for n in MANIFEST["valid"]} | {f"invalid/{n}" for n in MANIFEST["invalid"]} | \
+        {f"malformed/{n}" for n in MANIFEST["malformed"]}
+    assert {f"{p.parent.name}/{p.name}" for sub in ("valid", "invalid", "malformed") for p in (SPLITS / sub).iterdir()} \
+        == listed
+    for name in sorted(listed) + ["MANIFEST.json"]:
+        assert (tmp_path / name).read_bytes() == (SPLITS / name).read_bytes(), name
+
+
+@settings(max_examples=6)
+@given(st.sampled_from(["6:3", "6:4", "8:3"]), st.integers(0, 10**6))
+def test_strict_splits_pass_the_checker_and_keep_the_listed_training_data(text, draw):
+    """--split strict (docs/math.md §10, "Strictly held out"): the listed split's training and validation sequences,
+    a test set in which no sequence has an all-training origin (producer and checker agree), proved by check-split."""
+    try:
+        split = build_split(Setting.parse(text), SplitConfig(train=160, val=4, test=4, strict=True), draw)
+    except SplitError as exc:  # too few covered (or strict) test sequences for this draw: a refusal, not a bug
+        assert "distinct test sequences" in str(exc) or "no all-training origin" in str(exc)
+        assume(False)
+    listed = split.listed
+    assert split.strict and not listed.strict
+    assert (split.train, split.val, split.train_origin) == (listed.train, listed.val, listed.train_origin)
+    assert split.tokens == listed.tokens  # so a model trained on either is the same model
+    assert all(split.training_origin(o) is None for o in split.test_origin)
+    doc = json.loads(json.dumps(split_to_json(split)))
+    report = check_split(doc)
+    assert doc["strict"] is True and report.ok and report.steps[-1] == "strict", report.failure
+    # the listed split claimed strict: the checker names the first test sequence the producer finds an origin for
+    claimed = dict(split_to_json(listed), strict=True)
+    first = next((i for i, o in enumerate(listed.test_origin) if listed.training_origin(o) is not None), None)
+    report = check_split(json.loads(json.dumps(claimed)))
+    if first is None:
+        assert report.ok
+    else:
+        assert report.failure[0] == "strict" and report.failure[1].startswith(f"parts.test[{first}] has an all-training")
+
+
+def test_an_all_training_origin_has_the_held_out_patterns_bits_reordered():
+    """The second origin of a listed test sequence: training words, a training permutation, and the same answer per
+    permuted word — so its pattern is the held-out one's bits in another order, and it makes the same multiset."""
+    split = build_split(Setting.parse("8:3"), SplitConfig(train=512, val=16, test=64), 0)
+    found = 0
+    for seq, origin in zip(split.test, split.test_origin):
+        other = split.training_origin(origin)
+        if other is None:
+            continue
+        found += 1
+        ws, pat, k = other
+        assert k not in split.held_perms and pat not in split.held_patterns and split.held_words.isdisjoint(ws)
+        assert sorted(pat) == sorted(origin[1]) and pat != origin[1]
+        made = [split.setting.query_token(w) for w in (permute_word(w, split.perms[k]) for w in ws)]
+        made += [split.setting.database_token(permute_word(w, split.perms[k]), b) for w, b in zip(ws, pat)]
+        assert sorted(made) == sorted(seq)
+    assert found
+
+
+def test_the_strict_attack_is_rejected_naming_the_sequence_and_its_second_origin():
+    proc = run_cli_here("experiment", "check-split",
+                        str(SPLITS / "invalid" / "test_sequence_with_a_second_all_training_origin.json"))
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert "strict     FAILS: parts.test[1] has an all-training origin: words [" in proc.stdout
+    ok = run_cli_here("experiment", "check-split", str(SPLITS / "valid" / "strict_M6_q2.json"))
+    assert ok.returncode == 0 and "strict     holds" in ok.stdout and "strictly     yes" in ok.stdout
+
+
+def test_an_impossible_strict_split_is_refused_saying_how_many_the_draw_has():
+    with pytest.raises(SplitError, match=r"only 2 test sequences with no all-training origin .* exactly 2 "):
+        build_split(Setting(4, 2, 2), SplitConfig(train=24, val=6, test=6, strict=True), 0)
+    from certify.check_split import MAX_ORIGIN_SEARCH
+
+    with pytest.raises(SplitError, match="word look-ups for check-split"):  # what the checker would refuse
+        build_split(Setting(6, 12, 3), SplitConfig(test=200_000, permutations=40, strict=True), 0)
+    assert 200_000 * 30 * 12 > MAX_ORIGIN_SEARCH  # 30 training permutations of 40
 
 
 @pytest.mark.parametrize("setting,config,words", [
@@ -365,6 +451,27 @@ def test_capacity_writes_a_split_that_check_split_proves_held_out(capacity_run):
     assert json.loads((where / "out" / "results.json").read_text()) == doc
 
 
+def test_a_strict_run_trains_the_listed_runs_model_and_scores_its_test_set_in_halves(capacity_run, tmp_path):
+    """--split strict keeps the listed split's training data, so the same tables: the same selected steps and training
+    counts, and the listed test set's two halves add up to the listed run's test count (docs/experiments.md, "A strict
+    split"); the listed run's document has none of the strict keys."""
+    where, doc, _ = capacity_run
+    proc = run_cli_here("experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--split", "strict",
+                        "--out", "out", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    strict = json.loads(proc.stdout)
+    assert strict["config"]["split"]["strict"] is True and "strict" not in doc["config"]["split"]
+    assert strict["splits"][0]["strict"] is True and "listed_test" not in doc["splits"][0]
+    for a, b in zip(strict["runs"], doc["runs"]):
+        assert "listed_test" not in b and (a["selected_step"], a["exact"]["train"]) == (b["selected_step"], b["exact"]["train"])
+        halves = a["listed_test"]
+        assert halves["with_training_origin"]["total"] == strict["splits"][0]["listed_test"]["with_training_origin"]
+        assert sum(h["correct"] for h in halves.values()) == b["exact"]["test"]["correct"]
+        assert sum(h["total"] for h in halves.values()) == b["exact"]["test"]["total"]
+        assert (tmp_path / a["table"]).read_bytes() == (where / b["table"]).read_bytes()
+    assert check_split_file(str(tmp_path / "out" / "M6_q4" / "draw0" / "split.json")).steps[-1] == "strict"
+
+
 def test_the_same_seed_gives_byte_identical_tables_and_json(capacity_run, tmp_path):
     where, doc, _ = capacity_run
     proc = run_cli("experiment", "capacity", "--settings", "6:4", "--ranks", "2", *SMOKE, "--out", "out", "--json",
@@ -518,6 +625,8 @@ def test_matched_heads_share_parameter_count_and_initial_values():
     (["heads", "--budgets", "6"], "cannot be split equally among 4 heads"),
     (["heads", "--value-width", "30"], "--value-width 30"),
     (["capacity", "--settings", "4:2", "--train", "24", "--val", "6", "--test", "500"], "distinct test sequences"),
+    (["capacity", "--settings", "4:2", "--train", "24", "--val", "6", "--test", "6", "--split", "strict"],
+     "this draw has exactly 2"),
     (["capacity", "--feature-map", "tanh"], "--feature-map"),
     (["heads", "--layout", "M+4"], "--layout"),
 ])

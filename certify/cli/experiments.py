@@ -48,6 +48,11 @@ def _shared(func):
         click.option("--permutations", type=int, default=8, show_default=True,
                      help="Coordinate permutations drawn per split."),
         click.option("--held-out-permutations", default="1/4", show_default=True, help="Share of them held out."),
+        click.option("--split", "split_mode", type=click.Choice(["listed", "strict"]), default="listed",
+                     show_default=True,
+                     help="listed: each test sequence's listed origin uses a held-out word, pattern and permutation; "
+                          "strict: also no test sequence has any origin made only of training words, patterns and "
+                          "permutations (docs/experiments.md, \"A strict split\")."),
         click.option("--distance", type=click.IntRange(1, 16), default=1, show_default=True,
                      help="Directed distance of the code (1: every word of weight h)."),
         click.option("--batch", type=click.IntRange(1, 100_000), default=64, show_default=True,
@@ -77,7 +82,8 @@ def _split_config(o):
                        held_out_words=parse_fraction(o["held_out_words"], "--held-out-words"),
                        held_out_patterns=parse_fraction(o["held_out_patterns"], "--held-out-patterns"),
                        permutations=o["permutations"],
-                       held_out_permutations=parse_fraction(o["held_out_permutations"], "--held-out-permutations"))
+                       held_out_permutations=parse_fraction(o["held_out_permutations"], "--held-out-permutations"),
+                       strict=o["split_mode"] == "strict")
 
 
 def _lr(text: str) -> str:
@@ -306,7 +312,8 @@ def heads_cmd(setting, budgets, heads, steps, draws, value_width, **o) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.check-split/1).")
 def check_split_cmd(split: str, as_json: bool) -> int:
     """Prove from a split file that its test set is held out (no test sequence in train or validation, even as a
-    multiset; every test token seen in training; origins, held-out axes and labels recomputed)."""
+    multiset; every test token seen in training; origins, held-out axes and labels recomputed); for a strict split
+    ("strict": true), also that no test sequence has an all-training origin (docs/math.md §10)."""
     from ..check_split import SplitMalformed, check_split_file
 
     try:

@@ -115,6 +115,9 @@ class Run:
     float_loss: dict[str, float] = field(default_factory=dict)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     diverged: str | None = None  # its first non-finite trained entry (certify.training.diverged): no table, 0 correct
+    #: On a strict split: the listed split's test set (same training data, so the same model), in two halves —
+    #: ``with_training_origin`` and ``without_training_origin`` → correct, total (docs/math.md §10).
+    listed_halves: dict[str, dict[str, int]] | None = None
 
     @property
     def dense(self) -> bool:
@@ -130,7 +133,7 @@ class Run:
         return self.exact[part]["accuracy"]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "setting": self.setting.key, "draw": self.draw, "model": "dense" if self.dense else "positive",
             "rank": self.rank, "heads": self.heads, "seed": self.seed, "table": self.table or None,
             "selected_step": self.step, "diverged": self.diverged,
@@ -142,6 +145,13 @@ class Run:
                           "loss": finite_or_none(float(f"{self.float_loss[p]:.6g}"))} for p in self.float_accuracy},
             "float_exact_disagreements": self.disagreements,
         }
+        if self.listed_halves is not None:  # only on a strict split: a listed split's document is what it was
+            out["listed_test"] = {half: {"correct": c["correct"], "total": c["total"],
+                                         "accuracy": {"exact": format_rational(Fraction(c["correct"], c["total"])),
+                                                      "decimal": f"{c['correct'] / c['total']:.6g}"}
+                                         if c["total"] else None}
+                                  for half, c in self.listed_halves.items()}
+        return out
 
 
 def _check_ranks(values: tuple[int, ...], heads: tuple[int, ...]) -> None:
@@ -276,6 +286,8 @@ def execute(plan, splits: dict[tuple[str, int], Split], train_spec: Callable[[in
                 os.remove(path)  # an earlier run's table under this name would not be this run's
             run.exact = {p: {"correct": 0, "total": len(getattr(split, p)), "accuracy": Fraction(0), "max_error": None}
                          for p in ("test", "train")}
+            if split.strict:
+                run.listed_halves = {half: {"correct": 0, "total": n} for half, n in _halves(split.listed).items()}
         run.seconds = time.perf_counter() - t0
         runs.append(run)
         if on_run is not None:
@@ -296,6 +308,26 @@ def _score(run: Run, res: dict[str, Any], split: Split, tokens: list[int]) -> No
             fl = all(abs(pred[i][X.query] - X.target) < 0.5 for X in split.inputs(seq))
             if fl != ok:
                 run.disagreements.append({"part": p, "sequence": i, "float_correct": fl, "exact_correct": ok})
+    if split.strict:
+        _score_listed_halves(run, table, split)
+
+
+def _halves(listed: Split) -> dict[str, int]:
+    """The listed test set's sizes with and without an all-training origin."""
+    n = sum(listed.training_origin(o) is not None for o in listed.test_origin)
+    return {"with_training_origin": n, "without_training_origin": len(listed.test) - n}
+
+
+def _score_listed_halves(run: Run, table: KernelTable, split: Split) -> None:
+    """A strict split's run, scored on the listed split's test set of the same draw, in its two halves (exactly)."""
+    listed = split.listed
+    _, verdicts, _ = exact_scores(table, listed, "test")
+    halves = {"with_training_origin": {"correct": 0, "total": 0}, "without_training_origin": {"correct": 0, "total": 0}}
+    for ok, origin in zip(verdicts, listed.test_origin):
+        half = halves["with_training_origin" if listed.training_origin(origin) is not None else "without_training_origin"]
+        half["total"] += 1
+        half["correct"] += ok
+    run.listed_halves = halves
 
 
 def _token_strings(tokens: list[int], m: int):

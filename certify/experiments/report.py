@@ -23,11 +23,17 @@ MAP_TEXT = {"softplus": "softplus(W x̃)", "elu1": "elu(W x̃) + 1", "exp": "exp
 
 def _split_json(split: Split, path: str) -> dict[str, Any]:
     s = split.setting
-    return {"setting": s.key, "draw": split.draw, "file": path, "words": len(split.words),
-            "held_out_words": len(split.held_words), "patterns": len(split.patterns),
-            "held_out_patterns": len(split.held_patterns), "permutations": len(split.perms),
-            "held_out_permutations": len(split.held_perms), "train": len(split.train), "val": len(split.val),
-            "test": len(split.test), "tokens": len(split.tokens)}
+    out = {"setting": s.key, "draw": split.draw, "file": path, "words": len(split.words),
+           "held_out_words": len(split.held_words), "patterns": len(split.patterns),
+           "held_out_patterns": len(split.held_patterns), "permutations": len(split.perms),
+           "held_out_permutations": len(split.held_perms), "train": len(split.train), "val": len(split.val),
+           "test": len(split.test), "tokens": len(split.tokens)}
+    if split.strict:  # only then (a listed split's document is what it was): the listed test set's two halves
+        out["strict"] = True
+        out["listed_test"] = {"total": len(split.listed.test),
+                              "with_training_origin": sum(split.listed.training_origin(o) is not None
+                                                          for o in split.listed.test_origin)}
+    return out
 
 
 def _doc(schema: str, cfg, splits, paths, runs, summary, env) -> dict[str, Any]:
@@ -51,7 +57,12 @@ def _split_lines(splits, paths) -> list[str]:
         out.append(f"  split        {s.label}, draw {sp.draw}: {len(sp.words)} words ({len(sp.held_words)} held out), "
                    f"{len(sp.patterns)} patterns ({len(sp.held_patterns)}), {len(sp.perms)} permutations "
                    f"({len(sp.held_perms)}); {len(sp.train):,} train, {len(sp.val):,} val, {len(sp.test):,} test "
-                   f"sequences; {paths[k]} (check-split: holds)")
+                   f"sequences; {paths[k]} (check-split: holds" + (", strict" if sp.strict else "") + ")")
+        if sp.strict:
+            listed = _split_json(sp, paths[k])["listed_test"]
+            out.append(f"  strict       no test sequence has an all-training origin; the listed split of the draw (the same "
+                       f"training and validation sequences) has {listed['with_training_origin']:,} of "
+                       f"{listed['total']:,} test sequences with one: each run is scored on its two halves too")
     return out
 
 

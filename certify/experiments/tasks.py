@@ -24,6 +24,11 @@ lists every choice the paper leaves open. In short, for a setting ``(M, q)``:
   at least one held-out base word, every one of its tokens occurs in training, and its
   multiset of tokens occurs in neither training nor validation.
   :func:`certify.check_split.check_split` proves those properties from the file.
+* **A strict split** (``--split strict``, docs/math.md §10, "Strictly held out") also refuses
+  every test sequence that has a second origin made only of training words, a training
+  pattern and a training permutation (:meth:`Split.training_origin`); its training and
+  validation sequences are the listed split's of the same draw, and its test sequences are
+  the listed split's draws with those refused. check-split proves it from the file too.
 
 Everything here is plain Python and deterministic: the data draw ``d`` seeds one
 ``random.Random``, so the same draw gives the same split, sequence by sequence.
@@ -36,6 +41,15 @@ Everything here is plain Python and deterministic: the data draw ``d`` seeds one
 (64, 16, 16)
 >>> [X.target for X in split.inputs(split.test[0])] == list(split.test_origin[0][1])
 True
+>>> strict = build_split(s, SplitConfig(train=64, val=16, test=16, strict=True), draw=0)
+>>> strict.train == split.train, [strict.training_origin(o) for o in strict.test_origin] == [None] * 16
+(True, True)
+>>> sum(split.training_origin(o) is not None for o in split.test_origin)  # the listed split's test set: 11 of 16
+11
+>>> build_split(Setting.parse("4:2"), SplitConfig(train=24, val=6, test=6, strict=True), draw=0)
+Traceback (most recent call last):
+...
+certify.experiments.tasks.SplitError: --split strict: only 2 test sequences with no all-training origin found in 300 draws, 6 asked for; this draw has exactly 2 (every held-out origin counted): lower --test, or hold out more words or patterns
 """
 from __future__ import annotations
 
@@ -71,6 +85,10 @@ MAX_SEQUENCES = 200_000
 ATTEMPTS_PER_SEQUENCE = 50
 #: … or after this many draws in a row that gave nothing new (the part's sequences are all but exhausted).
 MAX_MISSES = 20_000
+#: A strict test set that cannot be filled is counted exactly when it has at most this many held-out origins
+#: (q-sets of words holding a held-out one × held-out patterns × held-out permutations: (8, 3, 6) has 218,960, counted in
+#: 1.7 s of CPU, 2-core reference machine).
+MAX_COUNTED_ORIGINS = 500_000
 
 
 def _pad(word: int, k: int) -> int:
@@ -178,11 +196,15 @@ class SplitConfig:
     held_out_patterns: Fraction = Fraction(1, 4)
     permutations: int = 8
     held_out_permutations: Fraction = Fraction(1, 4)
+    strict: bool = False  # --split strict: no test sequence has an all-training origin (docs/math.md §10)
 
     def to_json(self) -> dict[str, Any]:
-        return {"train": self.train, "val": self.val, "test": self.test,
-                "held_out_words": str(self.held_out_words), "held_out_patterns": str(self.held_out_patterns),
-                "permutations": self.permutations, "held_out_permutations": str(self.held_out_permutations)}
+        out = {"train": self.train, "val": self.val, "test": self.test,
+               "held_out_words": str(self.held_out_words), "held_out_patterns": str(self.held_out_patterns),
+               "permutations": self.permutations, "held_out_permutations": str(self.held_out_permutations)}
+        if self.strict:  # only then: a listed split's documents stay what they were before the option
+            out["strict"] = True
+        return out
 
 
 def permute_word(word: int, perm: tuple[int, ...]) -> int:
@@ -204,7 +226,9 @@ class Split:
     """A built split: the words, what is held out, and the three lists of shuffled sequences.
 
     Each sequence is a tuple of ``n`` tokens (bitmasks of ``m`` bits); ``*_origin[i]`` is
-    ``(base words, pattern, permutation index)`` it was made from.
+    ``(base words, pattern, permutation index)`` it was made from. A strict split
+    (``strict``) keeps the listed split of the same draw in ``listed``: the same training and
+    validation sequences, and the test set that the strict one refines.
     """
 
     setting: Setting
@@ -222,6 +246,35 @@ class Split:
     train_origin: list[tuple] = field(default_factory=list)
     val_origin: list[tuple] = field(default_factory=list)
     test_origin: list[tuple] = field(default_factory=list)
+    strict: bool = False
+    listed: "Split | None" = None
+    _inverses: list | None = field(default=None, repr=False, compare=False)
+
+    def training_origin(self, origin: tuple) -> tuple | None:
+        """An all-training origin of the sequence ``origin`` makes, or ``None`` (docs/math.md §10, "Strictly held out").
+
+        The query tokens fix the permuted words ``T_i = π(S_i)`` and the database tokens fix
+        each one's answer bit, so every origin of the same multiset is ``(σ⁻¹(T), p', σ)``:
+        for each training permutation ``σ`` (in index order) the first one whose base words
+        ``σ⁻¹(T_i)`` are all training words and whose pattern ``p'`` (the bits in the base
+        words' order) is a training pattern is returned, as ``(words, pattern, index)``.
+        Work: ``q`` look-ups per training permutation.
+        """
+        if self._inverses is None:
+            train_words = [w for w in self.words if w not in self.held_words]
+            self._inverses = [(j, {permute_word(w, p): w for w in train_words}) for j, p in enumerate(self.perms)
+                              if j not in self.held_perms]
+        ws, pat, k = origin
+        images = [permute_word(w, self.perms[k]) for w in ws]
+        for j, back in self._inverses:
+            base = [back.get(t) for t in images]
+            if None in base:
+                continue
+            order = sorted(range(len(base)), key=lambda i: base[i])  # the words' order (the code is sorted)
+            other = tuple(pat[i] for i in order)
+            if other not in self.held_patterns:
+                return tuple(base[i] for i in order), other, j
+        return None
 
     @property
     def tokens(self) -> list[int]:
@@ -259,6 +312,14 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
     :data:`ATTEMPTS_PER_SEQUENCE` draws per sequence asked for, and at most :data:`MAX_MISSES`
     fruitless draws in a row); a part that cannot be
     filled (e.g. too few distinct test sequences exist) is a :class:`SplitError` too.
+
+    ``config.strict`` (docs/math.md §10, "Strictly held out"; paper §6.2): the listed split is
+    drawn first; then its test draw is repeated from the same generator state, refusing every
+    sequence with an all-training origin (:meth:`Split.training_origin`). The strict split keeps
+    the listed one in ``listed``. Refused before drawing: more than
+    ``certify.check_split.MAX_ORIGIN_SEARCH`` look-ups for check-split's ``strict`` step; and when the
+    strict test set cannot be filled, the error says how many were found and, with at most
+    :data:`MAX_COUNTED_ORIGINS` held-out origins, exactly how many the draw has.
     """
     M, q = setting.M, setting.q
     for name, v in (("train", config.train), ("val", config.val), ("test", config.test)):
@@ -297,6 +358,13 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
         raise SplitError(f"--permutations {config.permutations}: only {len(perms)} permutations act differently on "
                          f"the {len(words)} code words")
     held_perms = frozenset(rng.sample(range(len(perms)), _held(len(perms), config.held_out_permutations, "permutations")))
+    from ..check_split import MAX_ORIGIN_SEARCH
+
+    work = config.test * (len(perms) - len(held_perms)) * q
+    if config.strict and work > MAX_ORIGIN_SEARCH:  # what check-split's strict step refuses: refused before drawing
+        raise SplitError(f"--split strict: {config.test:,} test sequences × {len(perms) - len(held_perms):,} training "
+                         f"permutations × q = {q} is {work:,} word look-ups for check-split; at most "
+                         f"{MAX_ORIGIN_SEARCH:,} (fewer test sequences or permutations)")
     split = Split(setting, config, draw, words, held_words, patterns, held_patterns, tuple(perms), held_perms)
 
     train_words = [w for w in words if w not in held_words]
@@ -307,23 +375,25 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
     held_perm_list = sorted(held_perms)
     seen: set[tuple[int, ...]] = set()
 
-    def fill(part: list, origin: list, count: int, draw_one, name: str, accept=lambda seq: True) -> None:
+    def fill(part: list, origin: list, count: int, draw_one, name: str, accept=lambda seq, o: True,
+             refuse: bool = True) -> int:
         misses = draws = 0
         while len(part) < count and draws < ATTEMPTS_PER_SEQUENCE * count and misses < MAX_MISSES:
             draws += 1
             ws, pat, k = draw_one()
             seq = _sequence(setting, ws, pat, perms[k], rng)
             key = tuple(sorted(seq))
-            if key in seen or not accept(seq):
+            if key in seen or not accept(seq, (ws, pat, k)):
                 misses += 1
                 continue
             misses = 0
             seen.add(key)
             part.append(seq)
             origin.append((ws, pat, k))
-        if len(part) < count:
+        if len(part) < count and refuse:
             raise SplitError(f"only {len(part):,} distinct {name} sequences found in {draws:,} draws, {count:,} asked "
                              f"for (lower --{name}, or hold out more)")
+        return draws
 
     def in_distribution():
         return tuple(sorted(rng.sample(train_words, q))), rng.choice(train_pats), rng.choice(train_perms)
@@ -336,7 +406,25 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
     fill(split.train, split.train_origin, config.train, in_distribution, "train")
     fill(split.val, split.val_origin, config.val, in_distribution, "val")
     train_tokens = {z for seq in split.train for z in seq}
-    fill(split.test, split.test_origin, config.test, joint_ood, "test", lambda seq: all(z in train_tokens for z in seq))
+    covered = lambda seq, o: all(z in train_tokens for z in seq)  # noqa: E731
+    state, seen_before_test = rng.getstate(), set(seen)
+    fill(split.test, split.test_origin, config.test, joint_ood, "test", covered)
+    if config.strict:  # the listed test draw again, from the same state, refusing every all-training origin
+        listed = split
+        split = Split(setting, config, draw, words, held_words, patterns, held_patterns, tuple(perms), held_perms,
+                      listed.train, listed.val, [], listed.train_origin, listed.val_origin, [], True, listed)
+        rng.setstate(state)
+        seen.clear()
+        seen.update(seen_before_test)
+        draws = fill(split.test, split.test_origin, config.test, joint_ood, "test",
+                     lambda seq, o: covered(seq, o) and split.training_origin(o) is None, refuse=False)
+        if len(split.test) < config.test:
+            found = len(split.test)
+            exact = _count_strict(split, seen_before_test, train_tokens)
+            raise SplitError(f"--split strict: only {found:,} test sequence{'s' if found != 1 else ''} with no "
+                             f"all-training origin found in {draws:,} draws, {config.test:,} asked for"
+                             + (f"; this draw has exactly {exact:,} (every held-out origin counted)" if exact is not None
+                                else "") + ": lower --test, or hold out more words or patterns")
     for part, origin in ((split.train, split.train_origin), (split.val, split.val_origin), (split.test, split.test_origin)):
         for seq, (ws, pat, k) in zip(part, origin):
             got = [X.target for X in split.inputs(seq)]
@@ -344,6 +432,29 @@ def build_split(setting: Setting, config: SplitConfig, draw: int) -> Split:
             if got != want:  # the oracle is the label; the pattern must agree with it (a bug otherwise)
                 raise AssertionError(f"labels {got} disagree with the pattern {want} of sequence {seq}")
     return split
+
+
+def _count_strict(split: Split, seen: set, train_tokens: set[int]) -> int | None:
+    """How many distinct strict test sequences the draw has (new, covered by training, no all-training origin), counted
+    over every held-out origin; ``None`` past :data:`MAX_COUNTED_ORIGINS` origins."""
+    q, words, held = split.setting.q, split.words, split.held_words
+    pats, perms = sorted(split.held_patterns), sorted(split.held_perms)
+    if math.comb(len(words), q) * len(pats) * len(perms) > MAX_COUNTED_ORIGINS:
+        return None
+    found = set()
+    for ws in itertools.combinations(words, q):
+        if held.isdisjoint(ws):
+            continue
+        for pat in pats:
+            for k in perms:
+                pw = [permute_word(w, split.perms[k]) for w in ws]
+                seq = [split.setting.query_token(w) for w in pw] + [split.setting.database_token(w, b)
+                                                                    for w, b in zip(pw, pat)]
+                key = tuple(sorted(seq))
+                if key not in seen and key not in found and all(z in train_tokens for z in seq) \
+                        and split.training_origin((ws, pat, k)) is None:
+                    found.add(key)
+    return len(found)
 
 
 def _query_words(seq: tuple[int, ...], perm: tuple[int, ...], words: tuple[int, ...], setting: Setting) -> list[int]:
@@ -372,7 +483,7 @@ def split_to_json(split: Split) -> dict[str, Any]:
         return [{"tokens": [pos[z] for z in seq], "words": [widx[w] for w in ws], "pattern": "".join(map(str, pat)),
                  "permutation": k} for seq, (ws, pat, k) in zip(seqs, origin)]
 
-    return {
+    doc = {
         "format": SPLIT_FORMAT,
         "setting": s.to_json(),
         "draw": split.draw,
@@ -385,6 +496,10 @@ def split_to_json(split: Split) -> dict[str, Any]:
         "tokens": [bits(z, m) for z in tokens],
         "parts": {"train": part(split.train, split.train_origin), "val": part(split.val, split.val_origin),
                   "test": part(split.test, split.test_origin)},
-        "family": {"source": f"joint out-of-distribution test set, {s.label}, data draw {split.draw}",
+        "family": {"source": f"{'strict ' if split.strict else ''}joint out-of-distribution test set, {s.label}, "
+                             f"data draw {split.draw}",
                    "inputs": [X.to_json() for seq in split.test for X in split.inputs(seq)]},
     }
+    if split.strict:  # only then: a listed split's file is what it was before the option
+        doc["strict"] = True
+    return doc

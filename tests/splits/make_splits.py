@@ -2,7 +2,8 @@
 
 Run from the repository root: ``python tests/splits/make_splits.py``. Every invalid file is a
 valid split with one change, made here so that the change is exactly the attack its name
-says; tests/test_experiments.py checks each verdict and the step it names (MANIFEST.json).
+says; tests/test_experiments.py checks each verdict and the step it names (MANIFEST.json),
+and that :func:`write` makes the committed files again, byte for byte.
 """
 import copy
 import json
@@ -23,6 +24,53 @@ def base_m2():
     """The same draw in the paper's layout (m = M + 2: the padding of S is (1, 0, x_(S ∪ {j})))."""
     split = build_split(Setting(4, 2, 2, layout="M+2"), SplitConfig(train=24, val=6, test=6), draw=0)
     return split, split_to_json(split)
+
+
+def base_strict():
+    """A strict split (--split strict, docs/math.md §10): every test sequence of the listed split of this draw has an
+    all-training origin, so the strict test set is made of other sequences."""
+    split = build_split(Setting(6, 2, 3), SplitConfig(train=30, val=6, test=6, strict=True), draw=0)
+    return split, split_to_json(split)
+
+
+def invalid_strict(split):
+    """The attack on strictness: a test sequence with a second origin made of training words, a training pattern (the
+    held-out one's bits reordered with the words) and a training permutation — the listed split's first such test
+    sequence in place of parts.test[1]; everything else (held-out axes, disjointness, coverage, labels) holds."""
+    listed = split.listed
+    i = next(i for i, o in enumerate(listed.test_origin) if listed.training_origin(o) is not None)
+    attacked = copy.copy(split)
+    attacked.test, attacked.test_origin = list(split.test), list(split.test_origin)
+    attacked.test[1], attacked.test_origin[1] = listed.test[i], listed.test_origin[i]
+    return {"test_sequence_with_a_second_all_training_origin": (split_to_json(attacked), "strict")}
+
+
+def malformed_strict(doc):
+    out = {}
+    d = copy.deepcopy(doc)  # a number where true or false is asked (True == 1 in Python)
+    d["strict"] = 1
+    out["strict_given_as_a_number"] = d
+    # the strict step's look-ups (test sequences × training permutations × q) past MAX_ORIGIN_SEARCH, refused from the
+    # counts before any: 12 words of 8 bits, 2,000 permutations, q = 12, just enough test records, ≈ 100 KB
+    from certify.check_split import MAX_ORIGIN_SEARCH
+
+    d = copy.deepcopy(doc)
+    q, P = 12, 2000
+    d["setting"].update(M=8, q=q, n=2 * q, h=4, m=11)
+    d["words"] = [format(w, "08b")[::-1] for w in range(1 << 8) if w.bit_count() == 4][:q]
+    rng, actions = random.Random(0), {}
+    while len(actions) < P:  # permutations that act differently on the words (two alike are refused first)
+        p = rng.sample(range(8), 8)
+        actions.setdefault(tuple(permute_word(int(w[::-1], 2), p) for w in d["words"]), p)
+    d["permutations"] = list(actions.values())
+    d["held_out"] = {"words": [0], "patterns": ["0" * q], "permutations": [0]}
+    d["tokens"] = ["0" * 11]
+    rec = {"tokens": [0] * (2 * q), "words": list(range(q)), "pattern": "0" * q, "permutation": 0}
+    d["parts"] = {"train": [dict(rec, permutation=1)], "val": [dict(rec, permutation=1)],
+                  "test": [rec] * (MAX_ORIGIN_SEARCH // ((P - 1) * q) + 1)}
+    d["family"] = {"inputs": []}
+    out["strict_search_over_the_limit"] = d
+    return out
 
 
 def invalid_m2(split, doc):
@@ -188,33 +236,41 @@ def malformed(doc):
     return out
 
 
-def main() -> None:
+def write(out: Path) -> dict:
+    """Write the corpus and its MANIFEST.json into ``out`` (its three folders emptied first); return the manifest."""
     split, doc = base()
     manifest = {"valid": [], "invalid": {}, "malformed": []}
     for sub in ("valid", "invalid", "malformed"):
-        (HERE / sub).mkdir(exist_ok=True)
-        for f in (HERE / sub).glob("*.json"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        for f in (out / sub).glob("*.json"):
             f.unlink()
-    (HERE / "valid" / "small_M4_q2.json").write_text(json.dumps(doc) + "\n")
+    (out / "valid" / "small_M4_q2.json").write_text(json.dumps(doc) + "\n")
     manifest["valid"].append("small_M4_q2.json")
     for name, (d, step) in invalid(split, doc).items():
-        (HERE / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
+        (out / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
         manifest["invalid"][f"{name}.json"] = step
     split2, doc2 = base_m2()
-    (HERE / "valid" / "small_M4_q2_layout_m_plus_2.json").write_text(json.dumps(doc2) + "\n")
+    (out / "valid" / "small_M4_q2_layout_m_plus_2.json").write_text(json.dumps(doc2) + "\n")
     manifest["valid"].append("small_M4_q2_layout_m_plus_2.json")
     for name, (d, step) in invalid_m2(split2, doc2).items():
-        (HERE / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
+        (out / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
+        manifest["invalid"][f"{name}.json"] = step
+    split3, doc3 = base_strict()
+    (out / "valid" / "strict_M6_q2.json").write_text(json.dumps(doc3) + "\n")
+    manifest["valid"].append("strict_M6_q2.json")
+    for name, (d, step) in invalid_strict(split3).items():
+        (out / "invalid" / f"{name}.json").write_text(json.dumps(d) + "\n")
         manifest["invalid"][f"{name}.json"] = step
     d = copy.deepcopy(doc)  # an M + 3 file that says m = M + 2: its tokens are one bit too long
     d["setting"]["m"] -= 1
-    (HERE / "malformed" / "m_plus_2_setting_with_m_plus_3_tokens.json").write_text(json.dumps(d) + "\n")
+    (out / "malformed" / "m_plus_2_setting_with_m_plus_3_tokens.json").write_text(json.dumps(d) + "\n")
     manifest["malformed"].append("m_plus_2_setting_with_m_plus_3_tokens.json")
-    for name, d in malformed(doc).items():
-        (HERE / "malformed" / f"{name}.json").write_text(d if isinstance(d, str) else json.dumps(d) + "\n")
+    for name, d in {**malformed(doc), **malformed_strict(doc3)}.items():
+        (out / "malformed" / f"{name}.json").write_text(d if isinstance(d, str) else json.dumps(d) + "\n")
         manifest["malformed"].append(f"{name}.json")
-    (HERE / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
 
 
 if __name__ == "__main__":
-    main()
+    write(HERE)
