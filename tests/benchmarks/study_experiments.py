@@ -15,6 +15,11 @@ Each command runs in ``--scratch`` (default ``/tmp/certify-study``) with ``--out
 name, so the file paths inside its JSON are the same on every rerun. The tables use only
 exact test accuracies (``runs[].exact.test``) and, for the validation-selected choice of
 a configuration, the float validation accuracy (``runs[].float.val``), never the test set.
+
+Issue 46: the cells that carry the verdicts (the preset at the paper's three settings, with the
+dense reference; §6.3's five draws) again with ``--split strict`` (``<cell>-strict``). Their
+documents also score the listed test set in two halves (``runs[].listed_test``), which the
+report sets beside the listed cells' accuracies; the verdict table gets a column for them.
 """
 from __future__ import annotations
 
@@ -93,6 +98,19 @@ def cells() -> list[dict]:
         out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "heads",
                     "factor": "data draw", "level": str(d), "setting": "M8_q3",
                     "argv": ["experiment", "heads", "--draws", str(d), "--no-dense", "--out", name]})
+    # issue 46: the cells that carry the verdicts, again on strict splits — the preset at the paper's three settings
+    # (with the dense reference: the dense claim's strict verdict) and §6.3's five draws
+    for key, setting in PRESET_SETTINGS.items():
+        name = f"capacity-preset-paper-{key}-strict"
+        out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "capacity",
+                    "factor": "split", "level": "strict", "setting": key,
+                    "argv": ["experiment", "capacity", "--preset", "paper", "--settings", setting, "--ranks",
+                             ",".join(map(str, PRESET_RANKS)), "--split", "strict", "--out", name]})
+    for d in HEADS_DRAWS:
+        name = f"heads-draw{d}-strict"
+        out.append({"name": name, "json": os.path.join(STUDY, name + ".json"), "kind": "heads",
+                    "factor": "split", "level": "strict", "setting": "M8_q3",
+                    "argv": ["experiment", "heads", "--draws", str(d), "--no-dense", "--split", "strict", "--out", name]})
     return out
 
 
@@ -201,6 +219,113 @@ def _bold(means: dict, low: int) -> str:
     return " | ".join(f"**{_dec(v)}**" if H == low else _dec(v) for H, v in means.items())
 
 
+def len_test(doc: dict) -> int:
+    """The test set's size of a (one-split) cell's document."""
+    return doc["splits"][0]["test"]
+
+
+def _half_means(doc: dict, half: str, key) -> dict:
+    """Per ``key(run)`` (a rank, or a budget and head count): the mean exact accuracy over the seeds of the positive
+    runs on one half of the listed test set (``runs[].listed_test``, a strict cell's document); ``None`` if empty."""
+    out: dict = {}
+    for r in doc["runs"]:
+        if r["model"] == "positive":
+            out.setdefault(key(r), []).append(r["listed_test"][half])
+    return {k: None if not v[0]["total"] else sum(Fraction(h["correct"], h["total"]) for h in v) / len(v)
+            for k, v in out.items()}
+
+
+def _same_models(docs: dict, sdocs: dict) -> tuple[int, int]:
+    """How many positive runs of the strict cells are their listed cell's models (same selected step and training
+    count, the listed test set's halves adding up to its test count), of how many."""
+    same = total = 0
+    for name, sdoc in sdocs.items():
+        listed = {(r["setting"], r["draw"], r["rank"], r["heads"], r["seed"]): r for r in docs[name]["runs"]}
+        for r in sdoc["runs"]:
+            if r["model"] != "positive":
+                continue
+            total += 1
+            o = listed.get((r["setting"], r["draw"], r["rank"], r["heads"], r["seed"]))
+            same += bool(o) and (r["selected_step"], r["exact"]["train"]) == (o["selected_step"], o["exact"]["train"]) \
+                and sum(h["correct"] for h in r["listed_test"].values()) == o["exact"]["test"]["correct"]
+    return same, total
+
+
+def _heads_table(add, err: dict, draws, budgets, heads, seeds) -> dict:
+    """§6.3's table of mean test error per draw (and pooled), and the paired sentence; the statistics the verdicts use."""
+    add("")
+    add("| draw | " + " | ".join(f"H = {H}" for H in heads) + " | lowest | H = 2 and H = 4 cross | "
+        "paired H=2 − H=1 intervals that include 0 | train vs test error at R = " + str(budgets[-1]) + " (H = 1) |")
+    add("| ---: | " + " | ".join("---:" for _ in heads) + " | ---: | --- | ---: | --- |")
+    lowest, crossing, zero = {}, {}, {}
+    per_pair: dict[int, list[float]] = {H: [] for H in heads}  # per (draw, seed): mean over budgets
+    for d in draws:
+        means, low = _draw_means(err, d, heads, budgets, seeds)
+        lowest[d] = low
+        diff = [sum(err[(d, R, 2)][s][0] - err[(d, R, 4)][s][0] for s in seeds) for R in budgets]
+        cross = any(a * b < 0 for a, b in zip(diff, diff[1:])) or (any(x > 0 for x in diff) and any(x < 0 for x in diff))
+        crossing[d] = cross
+        inc = 0
+        for R in budgets:
+            m, half = _t([err[(d, R, 2)][s][0] - err[(d, R, 1)][s][0] for s in seeds])
+            inc += abs(m) <= half
+        zero[d] = inc
+        tr, te = _seed_mean(err[(d, budgets[-1], 1)], seeds, 1), _seed_mean(err[(d, budgets[-1], 1)], seeds)
+        for s in seeds:
+            for H in heads:
+                per_pair[H].append(float(sum(err[(d, R, H)][s][0] for R in budgets) / len(budgets)))
+        add(f"| {d} | " + _bold(means, low) + f" | H = {low} | {'yes' if cross else 'no'} | {inc} of {len(budgets)} | {_dec(tr)} vs {_dec(te)} |")
+    pooled = {H: _t(per_pair[H]) for H in heads}
+    diffs = {H: _t([a - b for a, b in zip(per_pair[H], per_pair[1])]) for H in heads if H != 1}
+    add(f"| all ({len(draws)} × {len(seeds)}) | " + " | ".join(
+        f"{pooled[H][0]:.3f} ± {pooled[H][1]:.3f}" for H in heads) + f" | H = {min(heads, key=lambda H: pooled[H][0])} | "
+        f"{sum(crossing.values())} of {len(draws)} draws | {sum(zero.values())} of "
+        f"{len(draws) * len(budgets)} | |")
+    add("")
+    add("Paired over the " + str(len(per_pair[1])) + " (draw, seed) pairs, mean over the budgets: " + "; ".join(
+        f"H = {H} − H = 1: {m:+.4f} ± {h:.4f} ({'includes 0' if abs(m) <= h else 'excludes 0'})"
+        for H, (m, h) in diffs.items()) + ".")
+    big = budgets[-1]
+    fit = {(d, H): (_seed_mean(err[(d, big, H)], seeds, 1), _seed_mean(err[(d, big, H)], seeds))
+           for d in draws for H in heads}
+    return {"lowest": lowest, "cross": crossing, "zero": zero, "pooled": pooled, "fit": fit}
+
+
+def _lowest_text(st: dict, draws, heads) -> str:
+    return ("the lowest mean error over the budgets is " + ", ".join(f"H = {st['lowest'][d]}" for d in draws)
+            + f" on draws {', '.join(map(str, draws))}; pooled "
+            + ", ".join(f"H = {H} {st['pooled'][H][0]:.3f}" for H in heads))
+
+
+def _one_head_verdict(st: dict, draws, heads) -> str:
+    n = sum(v == 1 for v in st["lowest"].values())
+    pooled = min(heads, key=lambda H: st["pooled"][H][0]) == 1
+    return ("**reproduced**" if pooled and n == len(draws) else f"**on {n} of {len(draws)} draws**" if n else
+            "**not reproduced**")
+
+
+def _cross_verdict(st: dict, draws) -> str:
+    n = sum(st["cross"].values())
+    return "reproduced" if n == len(draws) else f"on {n} of {len(draws)} draws"
+
+
+def _zero_verdict(st: dict, draws, budgets) -> str:
+    n = sum(v == len(budgets) for v in st["zero"].values())
+    return ("**" + ("reproduced on every draw" if n == len(draws) else f"on {n} of {len(draws)} draws") + "** ("
+            + ", ".join(f"draw {d}: {st['zero'][d]} of {len(budgets)}" for d in draws) + ")")
+
+
+def _fit_verdict(st: dict, budgets) -> str:
+    fit = st["fit"]
+    n_fit = sum(tr < Fraction(1, 100) for tr, _ in fit.values())
+    n_err = sum(te > 0 for _, te in fit.values())
+    n_above = sum(te > tr for tr, te in fit.values())
+    return (f"**{'reproduced' if n_fit == n_err == len(fit) else 'partly'}**: at R = {budgets[-1]}, mean train error "
+            f"below 1% in {n_fit} of {len(fit)} (draw, H) cells, test error above 0 in {n_err}, and above the train "
+            f"error in {n_above} (largest train error {_dec(max(tr for tr, _ in fit.values()))}, test errors "
+            f"{_dec(min(te for _, te in fit.values()))}–{_dec(max(te for _, te in fit.values()))})")
+
+
 def _dec(x: Fraction | float) -> str:
     return f"{float(x):.3f}"
 
@@ -274,8 +399,7 @@ def report(check_only: bool = False) -> int:
             + f" | {t['test90'] or '> ' + str(PRESET_RANKS[-1])} | {t['val90'] or '> ' + str(PRESET_RANKS[-1])} | "
             f"{PAPER_90_ALL[key]} |")
     # ---- §6.3
-    hdocs = [docs[f"heads-draw{d}"] for d in HEADS_DRAWS]
-    err = heads_errors(hdocs)
+    err = heads_errors([docs[f"heads-draw{d}"] for d in HEADS_DRAWS])
     draws = sorted({d for d, _, _ in err})
     budgets = sorted({R for _, R, _ in err})
     heads = sorted({H for _, _, H in err})
@@ -284,38 +408,7 @@ def report(check_only: bool = False) -> int:
     add(f"**(M, q, n) = (8, 3, 6), draws {', '.join(map(str, draws))}, seeds {seeds[0]}–{seeds[-1]}**: mean "
         "joint-OOD test error (1 − exact-sequence accuracy) per data draw, averaged over the budgets "
         f"R = {', '.join(map(str, budgets))}; the lowest in bold.")
-    add("")
-    add("| draw | " + " | ".join(f"H = {H}" for H in heads) + " | lowest | H = 2 and H = 4 cross | "
-        "paired H=2 − H=1 intervals that include 0 | train vs test error at R = " + str(budgets[-1]) + " (H = 1) |")
-    add("| ---: | " + " | ".join("---:" for _ in heads) + " | ---: | --- | ---: | --- |")
-    lowest_by_draw, cross_by_draw, zero_by_draw = {}, {}, {}
-    per_pair: dict[int, list[float]] = {H: [] for H in heads}  # per (draw, seed): mean over budgets
-    for d in draws:
-        means, low = _draw_means(err, d, heads, budgets, seeds)
-        lowest_by_draw[d] = low
-        diff = [sum(err[(d, R, 2)][s][0] - err[(d, R, 4)][s][0] for s in seeds) for R in budgets]
-        cross = any(a * b < 0 for a, b in zip(diff, diff[1:])) or (any(x > 0 for x in diff) and any(x < 0 for x in diff))
-        cross_by_draw[d] = cross
-        inc = 0
-        for R in budgets:
-            m, half = _t([err[(d, R, 2)][s][0] - err[(d, R, 1)][s][0] for s in seeds])
-            inc += abs(m) <= half
-        zero_by_draw[d] = inc
-        tr, te = _seed_mean(err[(d, budgets[-1], 1)], seeds, 1), _seed_mean(err[(d, budgets[-1], 1)], seeds)
-        for s in seeds:
-            for H in heads:
-                per_pair[H].append(float(sum(err[(d, R, H)][s][0] for R in budgets) / len(budgets)))
-        add(f"| {d} | " + _bold(means, low) + f" | H = {low} | {'yes' if cross else 'no'} | {inc} of {len(budgets)} | {_dec(tr)} vs {_dec(te)} |")
-    pooled = {H: _t(per_pair[H]) for H in heads}
-    diffs = {H: _t([a - b for a, b in zip(per_pair[H], per_pair[1])]) for H in heads if H != 1}
-    add(f"| all ({len(draws)} × {len(seeds)}) | " + " | ".join(
-        f"{pooled[H][0]:.3f} ± {pooled[H][1]:.3f}" for H in heads) + f" | H = {min(heads, key=lambda H: pooled[H][0])} | "
-        f"{sum(cross_by_draw.values())} of {len(draws)} draws | {sum(zero_by_draw.values())} of "
-        f"{len(draws) * len(budgets)} | |")
-    add("")
-    add("Paired over the " + str(len(per_pair[1])) + " (draw, seed) pairs, mean over the budgets: " + "; ".join(
-        f"H = {H} − H = 1: {m:+.4f} ± {h:.4f} ({'includes 0' if abs(m) <= h else 'excludes 0'})"
-        for H, (m, h) in diffs.items()) + ".")
+    st = _heads_table(add, err, draws, budgets, heads, seeds)
     # ---- §6.3 under other learning rates
     lr_lowest = {}
     add("")
@@ -333,15 +426,81 @@ def report(check_only: bool = False) -> int:
             lr_lowest[level][d] = low
             add(f"| {level} | {d} | " + _bold(means, low) + f" | H = {low} |")
     one_head = [level for level, lows in lr_lowest.items() if all(v == 1 for v in lows.values())]
+    # ---- issue 46: the cells that carry the verdicts, again on strict splits
+    sdocs = {k: docs[f"{k}-strict"] for k in [f"capacity-preset-paper-{key}" for key in PRESET_SETTINGS]
+             + [f"heads-draw{d}" for d in HEADS_DRAWS]}
+    same, runs_compared = _same_models(docs, sdocs)
+    origins = {k: d["splits"][0]["listed_test"] for k, d in sdocs.items()}
+    add("")
+    add("**On strict splits (issue 46).** The same cells again with `--split strict`: no test sequence has any origin "
+        "made only of training words, a training pattern and a training permutation. A strict split keeps the listed "
+        "split's training and validation sequences, so each strict cell trains the listed cell's models: "
+        f"{same} of the {runs_compared} positive-feature runs have the same selected checkpoint and training count, "
+        "and their scores on the listed test set's two halves add up to the listed cell's test count. Of each listed "
+        "test set's 1,024 sequences, this many have an all-training origin: "
+        + "; ".join(f"({', '.join(PRESET_SETTINGS[key].split(':'))}, {2 * int(PRESET_SETTINGS[key].split(':')[1])}) "
+                    f"{origins[f'capacity-preset-paper-{key}']['with_training_origin']:,}" for key in PRESET_SETTINGS)
+        + "; (8, 3, 6) draws " + ", ".join(str(d) for d in HEADS_DRAWS) + ": "
+        + ", ".join(f"{origins[f'heads-draw{d}']['with_training_origin']:,}" for d in HEADS_DRAWS) + ".")
+    add("")
+    add("**`--preset paper` on strict splits, and the listed test set in two halves**, seeds 0–4: mean exact-sequence "
+        "accuracy per test set (sequences in brackets), and the smallest tested rank reaching 90%.")
+    add("")
+    add("| setting | test set | " + " | ".join(f"r = {r}" for r in PRESET_RANKS) + " | ≥ 90% | paper |")
+    add("| --- | --- | " + " | ".join("---:" for _ in PRESET_RANKS) + " | ---: | ---: |")
+    strict90, halves62 = {}, {}
+    for key, setting in PRESET_SETTINGS.items():
+        M, q = setting.split(":")
+        listed = capacity_table(docs[f"capacity-preset-paper-{key}"], key, seeds=(0, 1, 2, 3, 4))
+        strict = capacity_table(sdocs[f"capacity-preset-paper-{key}"], key, seeds=(0, 1, 2, 3, 4))
+        strict90[key] = strict["test90"]
+        halves62[key] = {"listed": {r: v["test"] for r, v in listed["ranks"].items()},
+                         "strict": {r: v["test"] for r, v in strict["ranks"].items()}}
+        n = origins[f"capacity-preset-paper-{key}"]
+        rows = [("listed", f"{n['total']:,}", halves62[key]["listed"])]
+        for half, label, count in (("with_training_origin", "with an all-training origin", n["with_training_origin"]),
+                                   ("without_training_origin", "without one", n["total"] - n["with_training_origin"])):
+            halves62[key][half] = _half_means(sdocs[f"capacity-preset-paper-{key}"], half, lambda r: r["rank"])
+            rows.append((label, f"{count:,}", halves62[key][half]))
+        rows.append(("**strict**", f"{len_test(sdocs[f'capacity-preset-paper-{key}']):,}", halves62[key]["strict"]))
+        for i, (label, count, means) in enumerate(rows):
+            first = next((r for r in PRESET_RANKS if means.get(r) is not None and means[r] >= Fraction(9, 10)), None)
+            add(f"| {f'({M}, {q}, {2 * int(q)})' if i == 0 else ''} | {label} ({count}) | "
+                + " | ".join(_dec(means[r]) if means.get(r) is not None else "—" for r in PRESET_RANKS)
+                + f" | {first or '> ' + str(PRESET_RANKS[-1])} | {PAPER_90_ALL[key] if i == 0 else ''} |")
+    serr = heads_errors(sdocs[f"heads-draw{d}"] for d in HEADS_DRAWS)
+    add("")
+    add("**(8, 3, 6) on strict splits, and the listed test set in two halves**, seeds 0–4: mean test error over the "
+        f"budgets R = {', '.join(map(str, budgets))} per data draw and test set (sequences in brackets); the lowest "
+        "in bold.")
+    add("")
+    add("| draw | test set | " + " | ".join(f"H = {H}" for H in heads) + " | lowest |")
+    add("| ---: | --- | " + " | ".join("---:" for _ in heads) + " | ---: |")
+    for d in draws:
+        n = origins[f"heads-draw{d}"]
+        sets = [("listed", n["total"], _draw_means(err, d, heads, budgets, seeds)[0])]
+        for half, label, count in (("with_training_origin", "with an all-training origin", n["with_training_origin"]),
+                                   ("without_training_origin", "without one", n["total"] - n["with_training_origin"])):
+            acc = _half_means(sdocs[f"heads-draw{d}"], half, lambda r: (r["rank"], r["heads"]))
+            sets.append((label, count, {H: None if any(acc.get((R, H)) is None for R in budgets) else
+                                        1 - sum(acc[(R, H)] for R in budgets) / len(budgets) for H in heads}))
+        sets.append(("**strict**", len_test(sdocs[f"heads-draw{d}"]), _draw_means(serr, d, heads, budgets, seeds)[0]))
+        for i, (label, count, means) in enumerate(sets):
+            if None in means.values():
+                add(f"| {d if i == 0 else ''} | {label} ({count:,}) | " + " | ".join("—" for _ in heads) + " | — |")
+                continue
+            low = min(heads, key=lambda H: means[H])
+            add(f"| {d if i == 0 else ''} | {label} ({count:,}) | " + _bold(means, low) + f" | H = {low} |")
+    add("")
+    add(f"**(M, q, n) = (8, 3, 6) on strict splits, draws {', '.join(map(str, draws))}, seeds {seeds[0]}–{seeds[-1]}**: "
+        "the table of the five draws above, again: mean strict test error per data draw over the budgets; the lowest "
+        "in bold.")
+    sst = _heads_table(add, serr, draws, budgets, heads, seeds)
     # ---- verdicts
-    h1_lowest = min(heads, key=lambda H: pooled[H][0]) == 1
-    n_h1 = sum(v == 1 for v in lowest_by_draw.values())
-    n_cross = sum(cross_by_draw.values())
-    n_zero = sum(v == len(budgets) for v in zero_by_draw.values())
     draws_text = f"defaults, draws {draws[0]}–{draws[-1]}, seeds {seeds[0]}–{seeds[-1]}"
     add("")
-    add("| claim (paper) | verdict | configuration(s) behind it |")
-    add("| --- | --- | --- |")
+    add("| claim (paper) | verdict | configuration(s) behind it | on strict splits (issue 46) |")
+    add("| --- | --- | --- | --- |")
     fmt = lambda d: ", ".join(str(d[k] or ">") for k in PRESET_SETTINGS)  # noqa: E731
     if match:
         v62 = (f"**reproduced under {', '.join(match)}** at (8, 6, 12) and (10, 8, 16), seeds 0–2; with five seeds "
@@ -349,13 +508,27 @@ def report(check_only: bool = False) -> int:
                + ("" if preset90 == PAPER_90_ALL else " (above)"))
     else:
         v62 = "**not reproduced under any tried choice**"
+    hits = sum(strict90[k] == PAPER_90_ALL[k] for k in PRESET_SETTINGS)
+    ranks90 = [strict90[k] for k in PRESET_SETTINGS]
+    grows = None not in ranks90 and all(a < b for a, b in zip(ranks90, ranks90[1:]))
+    s62 = ("**reproduced**" if hits == len(PRESET_SETTINGS) else f"**the values at {hits} of {len(PRESET_SETTINGS)} "
+           "settings**" if hits else "**not reproduced**") + (
+        f": `--preset paper`, seeds 0–4, gives {fmt(strict90)} against the paper's {fmt(PAPER_90_ALL)} (listed "
+        f"splits: {fmt(preset90)})" + ("; it grows with (M, q, n)" if grows else ""))
     add("| §6.2: the smallest tested rank reaching 90% mean accuracy grows 8 → 16 → 64 | " + v62 + " | "
         + "; ".join(f"{label}: {t['M8_q6']['test90'] or '>'}, {t['M10_q8']['test90'] or '>'}"
-                    for label, t in tables.items()) + " (at (8, 6, 12), (10, 8, 16); seeds 0–2, test) |")
+                    for label, t in tables.items()) + " (at (8, 6, 12), (10, 8, 16); seeds 0–2, test) | " + s62 + " |")
     dense = [_acc(r) for key in CAPACITY for r in docs[f"capacity-{key}-defaults"]["runs"] if r["model"] == "dense"]
     dense_ok = bool(dense) and min(dense) >= Fraction(9, 10)
+    sdense = [_acc(r) for key in PRESET_SETTINGS for r in sdocs[f"capacity-preset-paper-{key}"]["runs"]
+              if r["model"] == "dense"]
+    sdense_ok = bool(sdense) and min(sdense) >= Fraction(9, 10)
     add(f"| §6.2: dense attention succeeds at every seed | **{'reproduced' if dense_ok else 'not reproduced'}** "
-        f"(lowest accuracy of the {len(dense)} dense runs: {_dec(min(dense))}) | defaults, with the dense reference |")
+        f"(lowest accuracy of the {len(dense)} dense runs: {_dec(min(dense))}) | defaults, with the dense reference | "
+        f"**{'reproduced' if sdense_ok else 'not reproduced'}**: lowest accuracy of the {len(sdense)} dense runs "
+        f"(`--preset paper`, the three settings, seeds 0–4): {_dec(min(sdense))} |")
+    n_h1 = sum(v == 1 for v in st["lowest"].values())
+    h1_lowest = min(heads, key=lambda H: st["pooled"][H][0]) == 1
     v1 = ("**reproduced**" if h1_lowest and n_h1 == len(draws) else
           f"**reproduced on {n_h1} of {len(draws)} draws only**" if n_h1 else
           f"**reproduced under learning rate {', '.join(one_head)} (draws 0, 1) only**" if one_head else
@@ -363,26 +536,16 @@ def report(check_only: bool = False) -> int:
           + ", ".join(level for _, level, _ in HEADS_VARIATIONS) + " on draws 0, 1"
           + "".join(f"; H = 1 is lowest only on draw {d} at learning rate {level}"
                     for level, lows in lr_lowest.items() for d, v in lows.items() if v == 1) + ")")
-    add(f"| §6.3: one head has the lowest mean error | {v1}: the lowest mean error over the budgets is "
-        + ", ".join(f"H = {lowest_by_draw[d]}" for d in draws) + f" on draws {', '.join(map(str, draws))}; pooled "
-        + ", ".join(f"H = {H} {pooled[H][0]:.3f}" for H in heads) + f" | {draws_text}; learning rates "
-        + ", ".join(level for _, level, _ in HEADS_VARIATIONS) + " on draws 0, 1 (table above) |")
-    add("| §6.3: the two- and four-head curves cross | **"
-        + ("reproduced" if n_cross == len(draws) else f"on {n_cross} of {len(draws)} draws") + f"** | {draws_text} |")
-    add("| §6.3: every paired 95% interval for H = 2 − H = 1 includes 0 (paper: on the second draw) | **"
-        + ("reproduced on every draw" if n_zero == len(draws) else f"on {n_zero} of {len(draws)} draws") + "** ("
-        + ", ".join(f"draw {d}: {zero_by_draw[d]} of {len(budgets)}" for d in draws) + f") | {draws_text} |")
-    big = budgets[-1]
-    fit = {(d, H): (_seed_mean(err[(d, big, H)], seeds, 1), _seed_mean(err[(d, big, H)], seeds))
-           for d in draws for H in heads}
-    n_fit = sum(tr < Fraction(1, 100) for tr, _ in fit.values())
-    n_err = sum(te > 0 for _, te in fit.values())
-    n_above = sum(te > tr for tr, te in fit.values())
-    add(f"| §6.3: at larger budgets the models fit the training data almost perfectly but still err on held-out "
-        f"inputs | **{'reproduced' if n_fit == n_err == len(fit) else 'partly'}**: at R = {big}, mean train error "
-        f"below 1% in {n_fit} of {len(fit)} (draw, H) cells, test error above 0 in {n_err}, and above the train "
-        f"error in {n_above} (largest train error {_dec(max(tr for tr, _ in fit.values()))}, test errors "
-        f"{_dec(min(te for _, te in fit.values()))}–{_dec(max(te for _, te in fit.values()))}) | {draws_text} |")
+    add(f"| §6.3: one head has the lowest mean error | {v1}: {_lowest_text(st, draws, heads)} | {draws_text}; "
+        "learning rates " + ", ".join(level for _, level, _ in HEADS_VARIATIONS) + " on draws 0, 1 (table above) | "
+        + _one_head_verdict(sst, draws, heads) + f": {_lowest_text(sst, draws, heads)} |")
+    add("| §6.3: the two- and four-head curves cross | **" + _cross_verdict(st, draws) + f"** | {draws_text} | **"
+        + _cross_verdict(sst, draws) + "** |")
+    add("| §6.3: every paired 95% interval for H = 2 − H = 1 includes 0 (paper: on the second draw) | "
+        + _zero_verdict(st, draws, budgets) + f" | {draws_text} | " + _zero_verdict(sst, draws, budgets) + " |")
+    add("| §6.3: at larger budgets the models fit the training data almost perfectly but still err on held-out "
+        f"inputs | {_fit_verdict(st, budgets)} | {draws_text} | {_fit_verdict(sst, budgets)} |")
+    figure_data = {"listed_err": err, "strict_err": serr, "halves62": halves62}
     text = "\n".join(lines).strip("\n")
     with open(DOC, encoding="utf-8") as fh:
         doc = fh.read()
@@ -401,16 +564,34 @@ def report(check_only: bool = False) -> int:
         return 0
     with open(DOC, "w", encoding="utf-8") as fh:
         fh.write(new)
-    _figure(tables, configs, pooled, err, draws, budgets, heads, seeds)
+    _figure(tables, configs, figure_data, draws, budgets, heads, seeds)
     print(text)
     return 0
 
 
-def _figure(tables, configs, pooled, err, draws, budgets, heads, seeds) -> None:
+def _heads_panel(ax, err, draws, budgets, heads, seeds, title: str) -> None:
+    """§6.3: mean error against the budget per head count, pooled over the draws and seeds, with 95% intervals."""
+    for H in heads:
+        ys, hw = [], []
+        for R in budgets:
+            m, h = _t([err[(d, R, H)][s][0] for d in draws for s in seeds])
+            ys.append(m)
+            hw.append(h)
+        ax.errorbar([R * (1 + 0.06 * (H - 2)) for R in budgets], ys, yerr=hw, fmt="o-", capsize=3, label=f"H = {H}")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(budgets, [str(R) for R in budgets])
+    ax.set_title(title)
+    ax.set_xlabel("feature budget R")
+    ax.legend(fontsize=8)
+
+
+def _figure(tables, configs, data, draws, budgets, heads, seeds) -> None:
+    """Top row: the study (§6.2 per configuration, §6.3 over five draws); bottom row: issue 46, strict splits."""
     from certify.bounds.plot import pyplot
 
     plt = pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
+    fig, grid = plt.subplots(2, 3, figsize=(15, 8.8))
+    axes = grid[0]
     for ax, (key, (setting, ranks)) in zip(axes, CAPACITY.items()):
         for i, (label, _, _) in enumerate(configs):
             t = tables[label][key]
@@ -426,21 +607,34 @@ def _figure(tables, configs, pooled, err, draws, budgets, heads, seeds) -> None:
         ax.set_xlabel("feature rank r")
     axes[0].set_ylabel("mean joint-OOD accuracy, seeds 0–2 (exact)")
     axes[1].legend(fontsize=7, loc="lower right")
-    ax = axes[2]
-    for H in heads:
-        ys, hw = [], []
-        for R in budgets:
-            vals = [err[(d, R, H)][s][0] for d in draws for s in seeds]
-            m, h = _t(vals)
-            ys.append(m)
-            hw.append(h)
-        ax.errorbar([R * (1 + 0.06 * (H - 2)) for R in budgets], ys, yerr=hw, fmt="o-", capsize=3, label=f"H = {H}")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(budgets, [str(R) for R in budgets])
-    ax.set_title(f"§6.3 (8, 3, 6): {len(draws)} draws × {len(seeds)} seeds, 95% intervals")
-    ax.set_xlabel("feature budget R")
-    ax.set_ylabel("mean joint-OOD error (exact)")
-    ax.legend(fontsize=8)
+    _heads_panel(axes[2], data["listed_err"], draws, budgets, heads, seeds,
+                 f"§6.3 (8, 3, 6): {len(draws)} draws × {len(seeds)} seeds, 95% intervals")
+    axes[2].set_ylabel("mean joint-OOD error (exact)")
+    # issue 46: the preset on listed and strict splits, the listed test set's two halves, §6.3 on strict splits
+    styles = {"listed": ("o-", "listed test set"), "strict": ("s--", "strict test set"),
+              "with_training_origin": ("^:", "listed, with an all-training origin"),
+              "without_training_origin": ("v-.", "listed, without one")}
+    for ax, which in zip(grid[1][:2], (("listed", "strict"), ("with_training_origin", "without_training_origin"))):
+        for i, (key, setting) in enumerate(PRESET_SETTINGS.items()):
+            M, q = setting.split(":")
+            for part in which:
+                means = data["halves62"][key][part]
+                xs = [r for r in PRESET_RANKS if means.get(r) is not None]
+                ax.plot(xs, [float(means[r]) for r in xs], styles[part][0], color=f"C{i}",
+                        label=f"({M}, {q}, {2 * int(q)}), {styles[part][1]}")
+        for i, key in enumerate(PRESET_SETTINGS):
+            ax.axvline(PAPER_90_ALL[key], color=f"C{i}", ls="--", lw=0.8)
+        ax.axhline(0.9, color="grey", ls=":", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(PRESET_RANKS, [str(r) for r in PRESET_RANKS])
+        ax.set_xlabel("feature rank r")
+        ax.legend(fontsize=7, loc="lower right")
+    grid[1][0].set_title("§6.2 --preset paper: listed vs strict (dashed: the paper's rank)")
+    grid[1][1].set_title("§6.2 --preset paper: the listed test set's two halves")
+    grid[1][0].set_ylabel("mean exact-sequence accuracy (exact)")
+    _heads_panel(grid[1][2], data["strict_err"], draws, budgets, heads, seeds,
+                 f"§6.3 (8, 3, 6) on strict splits: {len(draws)} draws × {len(seeds)} seeds")
+    grid[1][2].set_ylabel("mean strict test error (exact)")
     fig.tight_layout()
     fig.savefig(FIGURE, dpi=110)
     plt.close(fig)
