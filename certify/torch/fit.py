@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ..check import Progress
-from .table import callable_parts, head_widths
+from .table import callable_parts, head_labels, head_widths
 from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, delta_float, family_tensors, float_dtype, import_torch,
-                      modules_used_by)
+                      modules_of)
 
 
 def _tensor(out: Any, name: str, rows: int) -> Any:
@@ -38,8 +38,8 @@ def _run(fn: Any, X: Any, name: str, dtype: Any = None) -> Any:
     parts = callable_parts(fn)
     if not parts:
         raise ValueError(f"{name}: an empty list of heads")
-    names = [f"{name}[{h}]" if len(parts) > 1 else name for h in range(len(parts))]
-    outs = [_tensor(call_on_tokens(f, X, dtype, None, n, eval_mode=False), n, X.shape[0]) for f, n in zip(parts, names)]
+    outs = [_tensor(call_on_tokens(f, X, dtype, None, n, eval_mode=False), n, X.shape[0])
+            for f, n in zip(parts, head_labels(name, parts))]
     return outs[0] if len(outs) == 1 else torch.cat(outs, dim=1), [o.shape[1] for o in outs]
 
 
@@ -110,11 +110,10 @@ READOUT_NEEDED = ("a head predicts through its values and readout: give values=â
 
 def parameters_of(*fns: Any) -> list:
     """The trainable parameters a head uses, each once: its modules', and those of the modules its plain callables use."""
-    torch = import_torch()
     seen: dict[int, Any] = {}
     for fn in fns:
         for f in callable_parts(fn):
-            for mod in [f] if isinstance(f, torch.nn.Module) else modules_used_by(f) if f is not None else []:
+            for mod in modules_of(f):
                 for p in mod.parameters():
                     if p.requires_grad:
                         seen.setdefault(id(p), p)
@@ -201,14 +200,11 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
 
 def _parameter_name(p: Any, parts: tuple, names: tuple) -> str | None:
     """``phi_k[1].owned.0.weight``: where a parameter sits in the head's callables, or None."""
-    torch = import_torch()
     for name, fn in zip(names, parts):
         fns = callable_parts(fn)
-        for h, f in enumerate(fns):
-            label = f"{name}[{h}]" if len(fns) > 1 else name
-            mods = [("", f)] if isinstance(f, torch.nn.Module) else \
-                [(f"<{type(mod).__name__}>.", mod) for mod in modules_used_by(f)] if f is not None else []
-            for prefix, mod in mods:
+        for f, label in zip(fns, head_labels(name, fns)):
+            for mod in modules_of(f):
+                prefix = "" if mod is f else f"<{type(mod).__name__}>."
                 for sub, q in mod.named_parameters():
                     if q is p:
                         return f"{label}.{prefix}{sub}"
@@ -230,8 +226,7 @@ def diagnose(parts: tuple, params: list, args: tuple, names: tuple) -> str:
                     "lower lr, or train in a wider dtype")
     X, idx, mask, q, d, heads, value_heads, dtype = args
     for name, fn in zip(names, parts):
-        for h, f in enumerate(callable_parts(fn)):
-            label = f"{name}[{h}]" if len(callable_parts(fn)) > 1 else name
+        for f, label in zip(callable_parts(fn), head_labels(name, callable_parts(fn))):
             raw = call_on_tokens(f, X, dtype, None, label, eval_mode=False)
             tensors = raw if isinstance(raw, (tuple, list)) else [raw]
             for t in tensors:

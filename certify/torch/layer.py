@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .tensors import Layout, Owner, import_torch, modules_used_by, raised
+from .tensors import Layout, Owner, import_torch, modules_of, raised
 
 __all__ = ["LinearHead"]
 
@@ -28,12 +28,8 @@ class _Owner(Owner):
     """An :class:`~certify.torch.tensors.Owner` of the modules the given callables are or use."""
 
     def _own(self, *fns: Any) -> None:
-        torch = import_torch()
-        found: list = []
-        for f in fns:
-            if f is not None and not isinstance(f, torch.nn.Module):
-                found += modules_used_by(f)
-        self.own(found)
+        torch = import_torch()  # a module is a child already; a plain callable's modules are owned
+        self.own([mod for f in fns if not isinstance(f, torch.nn.Module) for mod in modules_of(f)])
 
 
 class _HeadColumns(_Owner):

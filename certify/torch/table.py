@@ -21,6 +21,11 @@ def callable_parts(fn: Any) -> list[Callable]:
     return list(fn) if isinstance(fn, (list, tuple)) else [fn]
 
 
+def head_labels(name: str, parts: list) -> list[str]:
+    """``name`` for one callable, ``name[0]``, ``name[1]``, … for one per head: how messages name them."""
+    return [f"{name}[{h}]" if len(parts) > 1 else name for h in range(len(parts))]
+
+
 def _hstack(arrays: list[np.ndarray], name: str) -> np.ndarray:
     """The heads' columns side by side, without rounding (integers beyond 2⁵³ are not mixed with floats)."""
     if len(arrays) == 1:
@@ -73,8 +78,8 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
             parts = callable_parts(fn)
             if not parts:
                 raise ValueError(f"{name}: an empty list of heads")
-            names = [f"{name}[{h}]" if len(parts) > 1 else name for h in range(len(parts))]
-            arrs = [as_array(call_on_tokens(f, tokens, dtype, None, n), n, N, 2) for f, n in zip(parts, names)]
+            arrs = [as_array(call_on_tokens(f, tokens, dtype, None, n), n, N, 2)
+                    for f, n in zip(parts, head_labels(name, parts))]
             out[name] = _hstack(arrs, name)
             widths[name] = [a.shape[1] for a in arrs]
         if readout is not None:

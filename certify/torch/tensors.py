@@ -378,11 +378,17 @@ class Owner(module_base()):  # type: ignore[misc]
         return out
 
 
+def modules_of(fn: Any) -> list:
+    """``[fn]`` for a module, the modules a plain callable uses (:func:`modules_used_by`), ``[]`` for None."""
+    if fn is None:
+        return []
+    return [fn] if isinstance(fn, import_torch().nn.Module) else modules_used_by(fn)
+
+
 def all_modules(fn: Any) -> list:
     """Every ``torch.nn.Module`` a callable is or uses, owned ones included (:class:`Owner`), each once."""
-    torch = import_torch()
     out: list = []
-    for mod in [fn] if isinstance(fn, torch.nn.Module) else modules_used_by(fn) if fn is not None else []:
+    for mod in modules_of(fn):
         out += [sub for sub in mod.modules() if all(sub is not o for o in out)]
     return out
 
