@@ -42,6 +42,17 @@ def test_the_shipped_certificate_for_48_is_accepted_in_seconds_of_checker_work()
     assert check(doc).rank == doc["rank_at_most"] and math.log2(doc["rank_at_most"]) / 48 < 0.5
 
 
+#: Issue 44's upper targets: values verified before the LP producer existed (≤ m for 9 ≤ m ≤ 11; the two-part
+#: kernels S_1 × S_11, S_2 × S_11, S_3 × S_11 at m = 12, 13, 14; the fully invariant ones above).
+TARGETS = {9: 9, 10: 10, 11: 11, 12: 22, 13: 46, 14: 59, 20: 514, 24: 3516, 32: 64924, 48: 5399276}
+
+
+@pytest.mark.parametrize("m", sorted(TARGETS))
+def test_the_shipped_certificate_meets_the_upper_target_of_issue_44(m):
+    """What the checker accepts, not the file's claim: a certificate regenerated worse than a target fails here."""
+    assert check(load(str(shipped_path(m)))).rank <= TARGETS[m]
+
+
 def test_a_changed_block_entry_of_a_shipped_certificate_is_refused_naming_the_step():
     doc = load(str(shipped_path(12)))
     left = doc["blocks"][0]["left"]

@@ -15,8 +15,9 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
    ``passes`` rounds (2 by default);
 2b. **squeeze** — block by block, the rank lowered by one from the truncated SVD and repaired by
    sequential linear programming: one LP in the left and right factors together, their
-   products linearized at the current point within a trust region, accepted when the margins
-   improve; kept while every ``δ_w`` reaches :data:`DEFAULT_FLOOR`;
+   products linearized at the current point within a trust region, solved by the interior-point
+   method without crossover (at m = 14 one such LP takes 2.5 s of CPU, against 86 s by simplex),
+   accepted when the margins improve; kept while every ``δ_w`` reaches :data:`DEFAULT_FLOOR`;
 3. **exact** — the right factors are rounded to dyadic rationals, the rows re-solved and
    rounded, and the blocks written as integer-scaled factors; the certificate is then
    checked by ``certify/check_symmetric.py`` — only what it accepts is returned.
@@ -306,7 +307,7 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
     for key, n in index.items():
         now[n] = left[key[1]][key[2]][key[3]] if key[0] == "U" else state.right[key[1]][alg.position[key[1]][key[2]]][key[3]]
     step = rho * np.maximum(np.abs(now), 1e-3)
-    x, _ = lp.solve(core, cap, False, box=(now - step, now + step))
+    x, _ = lp.solve(core, cap, True, box=(now - step, now + step))  # interior point: ~30× faster than simplex here
     if x is None:
         return None
     return {k: np.array([[x[index["V", k, j, r]] for r in range(state.rank[k])] for j in alg.index[k]])

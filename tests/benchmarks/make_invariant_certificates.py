@@ -1,6 +1,7 @@
 """Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
 
     python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep] [--parts A,B] [--margin X]
+                                                          [--squeeze N] [--verbose]
 
 For each m it runs the LP search of :mod:`certify.minrank.invariant` (needs HiGHS) on full
 symmetry ``S_m`` and, for 12 ≤ m ≤ :data:`PAIR_MAX_M`, on the partitions ``(m − 11, 11)`` and
@@ -9,7 +10,8 @@ ones with :data:`PAIR_MARGINS`), keeps the certificate of least rank (each one a
 ``certify/check_symmetric.py`` before it is written) and prints one line per m with the
 CPU seconds. ``--keep`` leaves an m whose file exists alone; ``--parts`` and ``--margin`` search that one
 partition at that one margin (how the committed two-part certificates were made: see
-docs/performance.md). The figures of the last run are in
+docs/performance.md); ``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
+standard error as it goes. The figures of the last run are in
 docs/performance.md ("certify minrank").
 """
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> int:
     ap.add_argument("--parts", help="only this partition, e.g. 1,11 (with --from M --to M)")
     ap.add_argument("--margin", type=float, help="only this margin")
     ap.add_argument("--squeeze", type=int, help="SLP iterations per squeeze step (0: no squeeze; default 40)")
+    ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
     CERTIFICATES.mkdir(exist_ok=True)
     for m in range(args.lo, args.hi + 1):
@@ -67,7 +70,9 @@ def main() -> int:
                 try:
                     doc = search(parts, margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
                                  squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
-                                 squeeze=40 if args.squeeze is None else args.squeeze)
+                                 squeeze=40 if args.squeeze is None else args.squeeze,
+                                 say=(lambda text: print(f"m = {m}: {text}", file=sys.stderr, flush=True))
+                                 if args.verbose else None)
                 except NoSolution as exc:
                     tried.append(f"{list(parts)} at {margin}: none ({exc})")
                     continue
