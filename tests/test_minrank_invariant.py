@@ -98,6 +98,10 @@ def test_minrank_says_so_when_the_results_rows_are_not_found(tmp_path, monkeypat
     (["--search-invariant", "--parts", "1,10"], "summing to --m 12"),
     (["--search-invariant", "--parts", "a,b"], "sizes separated by commas"),
     (["--rows", "no-such-folder"], "--rows"),
+    (["--ranks", "0.0=1"], "--ranks goes with --search-invariant"),
+    (["--search-invariant", "--parts", "1,11", "--ranks", "0.0=x"], "is not K1.K2…=RANK"),
+    (["--search-invariant", "--parts", "1,11", "--ranks", "0.6=1"], "is not a block of parts [1, 11]"),
+    (["--search-invariant", "--parts", "1,11", "--ranks", "0.0=25"], "its rank must be 0 … 24"),
 ])
 def test_minrank_refuses_bad_invariant_options_with_one_line(args, says, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -114,6 +118,46 @@ def test_the_lp_producer_makes_certificates_the_checker_accepts():
         doc = search(parts)
         assert check(doc).rank == doc["rank_at_most"] < 2 ** sum(parts)
     assert search((9,))["rank_at_most"] <= load(str(shipped_path(9)))["rank_at_most"]
+
+
+@pytest.mark.parametrize("text, says", [
+    ("0.0=3,0.0=1", "listed twice"),
+    ("0=3", "one block index per part"),
+    ("1.0=1", "not a block of parts [1, 5]"),
+    ("0.1=9", "rank must be 0 … 8"),
+    ("0.0=0", "every listed block has rank 0"),
+    ("0.0=1e3", "is not K1.K2…=RANK"),
+    ("0.0=" + "9" * 5000, "is not K1.K2…=RANK"),  # no 5,000-digit integer is built
+    ("0.0=1," * 2000, "longer than 10,000 characters"),
+])
+def test_given_block_ranks_are_refused_in_one_line_when_malformed(text, says):
+    from certify.minrank.invariant import parse_ranks
+
+    with pytest.raises(ValueError) as err:
+        parse_ranks(text, (1, 5))
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+def test_the_producer_reaches_given_block_ranks_and_the_checker_accepts_them():
+    """``search(ranks=…)`` (stage 2' of certify.minrank.invariant): the certificate has exactly the given blocks."""
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import parse_ranks, search
+
+    for parts, text in [((1, 5), "0.0=1,0.1=1"), ((2, 3), "0.0=2,0.1=1,1.0=1,1.1=1")]:
+        ranks = parse_ranks(text, parts)
+        doc = search(parts, ranks=ranks)
+        result = check(doc)
+        assert {tuple(b["index"]): b["rank"] for b in doc["blocks"]} == ranks
+        assert result.rank == doc["rank_at_most"] == sum(multiplicity(parts, k) * r for k, r in ranks.items())
+
+
+def test_given_block_ranks_without_a_solution_raise_no_solution_naming_why():
+    """Only block 0 of S_5: Proposition I3 needs a nonzero block k ≥ K1(2) = 1, so not even the free LP solves it."""
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import NoSolution, parse_ranks, search
+
+    with pytest.raises(NoSolution, match="no solution even with the listed blocks free"):
+        search((5,), ranks=parse_ranks("0=1", (5,)))
 
 
 def test_minrank_search_invariant_uses_the_certificate_it_made(tmp_path, monkeypatch):

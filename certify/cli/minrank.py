@@ -37,11 +37,14 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
                    "'certify[highs]') instead of checking the one shipped with certify.")
 @click.option("--parts", "parts", type=str,
               help="With --search-invariant: the sizes of the coordinate parts, e.g. 1,11 (default: M, full symmetry).")
+@click.option("--ranks", "ranks", type=str,
+              help="With --search-invariant: every block's rank, one dotted index per block, e.g. 0.0=3,0.1=3,1.0=1,"
+                   "1.1=1 with --parts 3,11 (blocks not listed are zero); the search then only repairs that choice.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs certify[plot]).")
-def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, as_json,
+def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, ranks, as_json,
                 plot) -> int:
     """Both sides of r*(M, 3), each verified exactly: L ≤ r* ≤ U (docs/math.md §11).
 
@@ -79,6 +82,15 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     split = _parts(parts, m) if parts else (m,)
     if parts and not search_invariant:
         raise InputError("--parts goes with --search-invariant")
+    if ranks is not None:
+        from ..minrank.invariant import parse_ranks
+
+        if not search_invariant:
+            raise InputError("--ranks goes with --search-invariant")
+        try:
+            ranks = parse_ranks(ranks, split)
+        except ValueError as exc:
+            raise InputError(f"--{exc}") from None
     try:
         rows_dir = find_rows_dir(rows)
     except ValueError as exc:
@@ -91,7 +103,7 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
             from ..minrank.invariant import HighsUnavailable, NoSolution, search
 
             try:
-                invariant = search(split, say=say, max_work=10**12)
+                invariant = search(split, say=say, max_work=10**12, ranks=ranks)
             except HighsUnavailable as exc:
                 raise InputError(str(exc)) from None
             except NoSolution as exc:

@@ -18,6 +18,9 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
    products linearized at the current point within a trust region, solved by the interior-point
    method without crossover (at m = 14 one such LP takes 2.5 s of CPU, against 86 s by simplex),
    accepted when the margins improve; kept while every ``δ_w`` reaches :data:`DEFAULT_FLOOR`;
+2'. **given ranks** (``ranks=``, instead of 2 and 2b) — the blocks listed and no others, each
+   cut from the central solution to its given rank by the truncated SVD (rank 0: the block is
+   zero), then repaired by the joint SLP of 2b, at most :data:`AIM_STEPS` steps;
 3. **exact** — the right factors are rounded to dyadic rationals, the rows re-solved and
    rounded, and the blocks written as integer-scaled factors; the certificate is then
    checked by ``certify/check_symmetric.py`` — only what it accepts is returned.
@@ -27,18 +30,21 @@ the floats only propose. Without it, :func:`search` raises :class:`HighsUnavaila
 """
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 from typing import Any, Callable
 
 from .terwilliger import Algebra, part_tops
 
-__all__ = ["HighsUnavailable", "NoSolution", "search", "least_top", "DEFAULT_MARGIN"]
+__all__ = ["HighsUnavailable", "NoSolution", "search", "least_top", "parse_ranks", "DEFAULT_MARGIN", "AIM_STEPS"]
 
 #: The margin every strict inequality of the row condition gets, relative to the query's own value 1.
 DEFAULT_MARGIN = 0.05
 #: The least margin a squeezed solution may keep (stage 2b): enough for the exact rounding at 2^-24.
 DEFAULT_FLOOR = 0.002
+#: Trust-region steps of the joint SLP when the block ranks are given (``search(ranks=…)``).
+AIM_STEPS = 200
 
 
 class HighsUnavailable(ImportError):
@@ -356,6 +362,58 @@ def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, 
             say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
 
 
+def parse_ranks(text: str, parts: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+    """``"0.0=3,0.1=3,1.0=1,1.1=1"``: a rank per block ``(k_1, …, k_p)`` (indices joined by dots, one per part).
+
+    Every index must be a block of ``parts`` (``0 ≤ k_l ≤ ⌊a_l/2⌋``), listed once, with a rank from 0 to the
+    block's size; blocks not listed are zero. Raises :class:`ValueError` with a one-line reason.
+    """
+    parts = tuple(parts)
+    if len(text) > 10_000:
+        raise ValueError("ranks: longer than 10,000 characters")
+    out: dict[tuple[int, ...], int] = {}
+    for item in text.split(","):
+        index, sep, rank = item.strip().partition("=")
+        try:
+            kappa = tuple(int(k) for k in index.split("."))
+            r = int(rank)
+        except ValueError:
+            raise ValueError(f"ranks: {item.strip()!r} is not K1.K2…=RANK (e.g. 0.1=3)") from None
+        if not sep or len(kappa) != len(parts):
+            raise ValueError(f"ranks: {item.strip()!r} needs one block index per part ({len(parts)}) and =RANK")
+        if any(not 0 <= k <= a // 2 for k, a in zip(kappa, parts)):
+            raise ValueError(f"ranks: block {kappa} is not a block of parts {list(parts)} (each k at most a/2)")
+        if kappa in out:
+            raise ValueError(f"ranks: block {kappa} is listed twice")
+        size = math.prod(a - 2 * k + 1 for k, a in zip(kappa, parts))
+        if not 0 <= r <= size:
+            raise ValueError(f"ranks: block {kappa} has size {size}; its rank must be 0 … {size}, not {r}")
+        out[kappa] = r
+    if not any(out.values()):
+        raise ValueError("ranks: every listed block has rank 0")
+    return out
+
+
+def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: int, say) -> None:
+    """Stage 2': the central solution's blocks cut to the given ranks, then the joint SLP (module docstring)."""
+    import numpy as np
+
+    alg = state.alg
+    full, _, least = state.solve(core, 2 * margin, True)
+    if full is None or least < margin:
+        raise NoSolution(f"parts {list(alg.parts)}: no solution even with the listed blocks free "
+                         f"(least margin {least:.3g}, wanted {margin})")
+    for k in alg.kappas:
+        r = ranks.get(k, 0)
+        _, _, vt = np.linalg.svd(full[k])
+        state.rank[k], state.right[k] = r, vt[:r].T.copy()
+    say(f"blocks cut to the given ranks, total {_total(state):,}")
+    if not _joint(state, core, 2 * margin, floor, steps):
+        raise NoSolution(f"parts {list(alg.parts)}: the given ranks (total {_total(state):,}) were not reached in "
+                         f"{steps} trust-region steps")
+    say(f"the given ranks reached, total {_total(state):,}")
+
+
 def _total(state: _State) -> int:
     alg = state.alg
     return sum(alg.multiplicity(k) * (state.rank[k] if state.rank[k] is not None else len(alg.index[k]))
@@ -406,8 +464,12 @@ def _show(q: Fraction) -> int | str:
 
 def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAULT_MARGIN, passes: int = 2,
            say: Callable[[str], None] | None = None, max_work: int | None = None, squeeze: int = 40,
-           floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None) -> dict[str, Any]:
+           floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None,
+           ranks: dict[tuple[int, ...], int] | None = None, steps: int = AIM_STEPS) -> dict[str, Any]:
     """A symmetric-kernel certificate for ``r*(Σ parts, 3)``, accepted by ``certify/check_symmetric.py``.
+
+    ``ranks``: the rank of each block, as :func:`parse_ranks` returns it (blocks not listed are zero);
+    then the blocks go up to the listed ones (``top`` is ignored) and stages 2 and 2b give way to 2'.
 
     Raises :class:`HighsUnavailable` without HiGHS and :class:`NoSolution` when the search
     or its exact rounding fails.
@@ -419,13 +481,19 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     core = _highs()
     parts = tuple(parts)
     started = time.process_time()
-    if top is None:
-        top = least_top(parts, core, margin)
-    say(f"parts {list(parts)}: blocks up to {top}")
-    state = _State(Algebra(parts, part_tops(parts, top)))
-    _lower_ranks(state, core, margin, passes, say)
-    if squeeze:
-        _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
+    if ranks is not None:
+        tops = tuple(max(k[n] for k in ranks) for n in range(len(parts)))
+        say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
+        state = _State(Algebra(parts, tops))
+        _aim(state, core, ranks, margin, floor, steps, say)
+    else:
+        if top is None:
+            top = least_top(parts, core, margin)
+        say(f"parts {list(parts)}: blocks up to {top}")
+        state = _State(Algebra(parts, part_tops(parts, top)))
+        _lower_ranks(state, core, margin, passes, say)
+        if squeeze:
+            _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
     for bits in (24, 40):
         try:
             doc = _exact(state, core, margin, bits, floor)

@@ -1,7 +1,7 @@
 """Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
 
     python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep] [--parts A,B] [--margin X]
-                                                          [--squeeze N] [--verbose]
+                                                          [--squeeze N] [--ranks K.K=R,…] [--verbose]
 
 For each m it runs the LP search of :mod:`certify.minrank.invariant` (needs HiGHS) on full
 symmetry ``S_m`` and, for 12 ≤ m ≤ :data:`PAIR_MAX_M`, on the partitions ``(m − 11, 11)`` and
@@ -10,7 +10,9 @@ ones with :data:`PAIR_MARGINS`), keeps the certificate of least rank (each one a
 ``certify/check_symmetric.py`` before it is written) and prints one line per m with the
 CPU seconds. ``--keep`` leaves an m whose file exists alone; ``--parts`` and ``--margin`` search that one
 partition at that one margin (how the committed two-part certificates were made: see
-docs/performance.md); ``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
+docs/performance.md); ``--ranks`` (with ``--parts``) gives every block's rank, e.g. ``0.0=3,0.1=3,1.0=1,1.1=1``,
+and the search only repairs that choice (``certify.minrank.invariant.search(ranks=…)``);
+``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
 standard error as it goes. The figures of the last run are in
 docs/performance.md ("certify minrank").
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from certify.minrank.invariant import NoSolution, search  # noqa: E402
+from certify.minrank.invariant import NoSolution, parse_ranks, search  # noqa: E402
 from certify.minrank.symmetric import CERTIFICATES  # noqa: E402
 
 #: Up to this m, two-part partitions are tried as well (their LPs grow with the product of the parts' cells).
@@ -55,8 +57,11 @@ def main() -> int:
     ap.add_argument("--parts", help="only this partition, e.g. 1,11 (with --from M --to M)")
     ap.add_argument("--margin", type=float, help="only this margin")
     ap.add_argument("--squeeze", type=int, help="SLP iterations per squeeze step (0: no squeeze; default 40)")
+    ap.add_argument("--ranks", help="with --parts: each block's rank, e.g. 0.0=3,0.1=3,1.0=1,1.1=1 (others zero)")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
+    if args.ranks and not (args.parts and args.lo == args.hi):
+        ap.error("--ranks needs --parts and one m (--from M --to M)")
     CERTIFICATES.mkdir(exist_ok=True)
     for m in range(args.lo, args.hi + 1):
         path = CERTIFICATES / f"m{m}.symmetric.json"
@@ -67,16 +72,19 @@ def main() -> int:
             margins = (MARGINS if m <= MARGINS_MAX_M else MARGINS[:1]) if len(parts) == 1 else PAIR_MARGINS
             for margin in [args.margin] if args.margin else margins:
                 started = time.process_time()
+                given = f", ranks {args.ranks}" if args.ranks else ""
                 try:
                     doc = search(parts, margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
                                  squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
                                  squeeze=40 if args.squeeze is None else args.squeeze,
+                                 ranks=parse_ranks(args.ranks, parts) if args.ranks else None,
                                  say=(lambda text: print(f"m = {m}: {text}", file=sys.stderr, flush=True))
                                  if args.verbose else None)
                 except NoSolution as exc:
-                    tried.append(f"{list(parts)} at {margin}: none ({exc})")
+                    tried.append(f"{list(parts)} at {margin}{given}: none ({exc})")
                     continue
-                tried.append(f"{list(parts)} at {margin}: {doc['rank_at_most']:,} ({time.process_time() - started:.0f} s)")
+                tried.append(f"{list(parts)} at {margin}{given}: {doc['rank_at_most']:,} "
+                             f"({time.process_time() - started:.0f} s)")
                 if best is None or doc["rank_at_most"] < best["rank_at_most"]:
                     best = doc
         if best is None:
