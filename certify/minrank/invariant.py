@@ -320,25 +320,29 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
             for k in alg.kappas}
 
 
-def _joint(state: _State, core, cap: float, floor: float, iters: int) -> bool:
-    """Sequential linear programming on the bilinear problem (trust region): whether every ``δ_w ≥ floor``."""
+def _joint(state: _State, core, cap: float, floor: float, iters: int, say=None) -> bool:
+    """Sequential linear programming on the bilinear problem (trust region): whether every ``δ_w ≥ floor``;
+    ``say``: one line per step (the least margin and the trust region)."""
     left, deltas = _margins(state, core, cap)
     if left is None:
         return False
     score, rho = _score(deltas, cap), 0.5
-    for _ in range(iters):
+    for step in range(iters):
         if min(deltas.values()) >= floor or rho < 1e-5:
             break
         right = _joint_step(state, core, left, rho, cap)
         if right is None:
             rho /= 2
-            continue
-        before, state.right = state.right, right
-        new_left, new_deltas = _margins(state, core, cap)
-        if new_left is not None and _score(new_deltas, cap) > score + 1e-9:
-            left, deltas, score, rho = new_left, new_deltas, _score(new_deltas, cap), min(2 * rho, 2.0)
         else:
-            state.right, rho = before, rho / 2
+            before, state.right = state.right, right
+            new_left, new_deltas = _margins(state, core, cap)
+            if new_left is not None and _score(new_deltas, cap) > score + 1e-9:
+                left, deltas, score, rho = new_left, new_deltas, _score(new_deltas, cap), min(2 * rho, 2.0)
+            else:
+                state.right, rho = before, rho / 2
+        if say is not None:
+            say(f"step {step + 1}/{iters}: least margin {min(deltas.values()):.4g} (wanted {floor:.4g}), "
+                f"trust region {rho:.3g}")
     return min(deltas.values()) >= floor
 
 
@@ -408,7 +412,7 @@ def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: i
         _, _, vt = np.linalg.svd(full[k])
         state.rank[k], state.right[k] = r, vt[:r].T.copy()
     say(f"blocks cut to the given ranks, total {_total(state):,}")
-    if not _joint(state, core, 2 * margin, floor, steps):
+    if not _joint(state, core, 2 * margin, floor, steps, say):
         raise NoSolution(f"parts {list(alg.parts)}: the given ranks (total {_total(state):,}) were not reached in "
                          f"{steps} trust-region steps")
     say(f"the given ranks reached, total {_total(state):,}")
