@@ -1,7 +1,9 @@
 """Shared fixtures and hypothesis settings for the test suite."""
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,12 @@ from pathlib import Path
 # same cores. (No result depends on it: certify bracket gives the same iterations with 1 or 2 threads.)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+# Progress off for every test and every command a test runs, whatever the caller's environment: a progress line
+# appears once a command has run for 2 s, so on a loaded machine a test that reads stderr would see one that an idle
+# machine never prints. A test about progress turns it on itself (CERTIFY_PROGRESS=1 in the child's environment, or
+# monkeypatch), so no result of the suite depends on the machine's speed.
+os.environ["CERTIFY_PROGRESS"] = "0"
 
 from hypothesis import HealthCheck, settings
 
@@ -36,6 +44,27 @@ def full_only(*values, why: str):
 
     return pytest.param(*values, marks=pytest.mark.skipif(
         not SUITE_FULL, reason=f"in the full sweep only (CERTIFY_SUITE_FULL=1, tests/benchmarks/bench_suite_full.py): {why}"))
+
+
+def sees_sigint() -> None:
+    """``preexec_fn`` of a child that a test signals with SIGINT: the default disposition, as a terminal's foreground
+    job has. A shell starts a background job with SIGINT ignored, every process it starts inherits that, and Python
+    then keeps it ignored (as it should): without this, a suite started as ``( pytest … & )`` sends SIGINT to
+    children that never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def as_a_background_job():
+    """SIGINT ignored in this process for the ``with`` body, as in a job a shell started with ``&``; put back after.
+
+    The signal tests run their SIGINT cases inside it, so that a spawner without :func:`sees_sigint` fails
+    wherever the suite is started, not only in the background."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_cli(*args: str, cwd: str | os.PathLike | None = None):
@@ -79,7 +108,6 @@ def run_check_here(*args: str, cwd: str | os.PathLike | None = None, env: dict[s
 
 def _in_process(entry, argv: list[str], cwd, env):
     """``entry(argv[1:])`` with the isolation :func:`run_cli_here` describes; its CompletedProcess."""
-    import contextlib
     import io
     import random
     import subprocess

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from conftest import CORPUS, ROOT
+from conftest import CORPUS, ROOT, as_a_background_job, sees_sigint
 from fuzzing import SEED
 
 N = int(os.environ.get("CERTIFY_FUZZ_PROCESS_N", "10"))
@@ -79,8 +79,9 @@ def _fault_case(rng, argv, case, what):
         allowed = {141, 0} | ({base.returncode} if fault == "closed-later" or not base.stdout else set())
     else:
         sig = signal.SIGINT if fault == "SIGINT" else signal.SIGTERM
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        with as_a_background_job():  # as when the suite runs in the background: the child restores SIGINT
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=ROOT,
+                                    preexec_fn=sees_sigint)
         time.sleep(rng.uniform(0.3, 0.9))  # past the interpreter's own start (its first ~30 ms are Python's, not ours)
         running = proc.poll() is None
         proc.send_signal(sig)
