@@ -34,3 +34,77 @@ def test_example_session_is_real_output(tmp_path, session):
     assert results, "no commands in the example session"
     for command, expected, stdout, stderr in results:  # unmasked: README's sessions show no times
         assert stdout == expected, f"$ {command}\n{stdout}\n(stderr: {stderr[-500:]})"
+
+
+# --------------------------------------------------------------------------- a README a newcomer reads in minutes
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(path):
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
+    return {_slug(h) for h in re.findall(r"(?m)^#+ (.*)$", text)}
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/commands.md", "docs/testing.md", "docs/architecture.md"])
+def test_every_relative_link_names_a_file_and_heading_that_exist(doc):
+    """README → docs/architecture.md → a command's own page: no link on the way leads nowhere."""
+    path = ROOT / doc
+    for target in LINK.findall(path.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target):  # an absolute URL: not ours to check offline
+            continue
+        file, _, anchor = target.partition("#")
+        dest = (path.parent / file).resolve() if file else path
+        assert dest.exists(), f"{doc}: link to {target}: no such file"
+        if anchor:
+            assert anchor in _anchors(dest), f"{doc}: link to {target}: no such heading"
+
+
+def _commands():
+    """Every command path of the CLI (``certify experiment heads``), read from the click group itself."""
+    import click
+
+    from certify.cli import cli
+
+    def walk(group, prefix):
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                yield from walk(command, f"{prefix} {name}")
+            else:
+                yield f"{prefix} {name}"
+
+    return sorted(walk(cli, "certify"))
+
+
+def test_every_command_has_a_one_line_row_in_readme_and_a_section_in_the_command_reference():
+    reference = _anchors(ROOT / "docs" / "commands.md")
+    table = README.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| [")]
+    assert _commands() and rows
+    for command in _commands():
+        anchor = _slug(command)
+        assert anchor in reference, f"docs/commands.md has no section for {command}"
+        linked = [row for row in rows if f"(docs/commands.md#{anchor})" in row or
+                  (command.startswith("certify experiment ") and "experiment capacity\\|heads" in row
+                   and command.rsplit(" ", 1)[1] in ("capacity", "heads"))]
+        assert linked, f"README's command table has no row for {command}"
+    for row in rows:  # one line, not a paragraph: the details are a link away
+        description = row.rsplit("|", 2)[-2].strip()
+        assert len(description) <= 100, f"README command row too long ({len(description)} characters): {row[:80]}"
+
+
+def test_the_setup_section_is_two_commands_and_a_short_paragraph():
+    setup = README.split("## Set-up: two commands", 1)[1].split("\n## ", 1)[0]
+    prose = [line for line in re.sub(r"```.*?```", "", setup, flags=re.S).splitlines()
+             if line.strip() and not line.startswith("<!--")]
+    assert len(prose) <= 15, "\n".join(prose)
+
+
+def test_readme_cites_no_internal_issue_numbers():
+    """A reader cannot look up our issue tracker: say what changed instead."""
+    assert not re.search(r"\bissues? \d+", README, re.I)
