@@ -1597,7 +1597,11 @@ def guard_process(work, prog: str) -> int:
     * standard output closed by its reader (``| head``, ``| grep -q``) → ``EXIT_SIGPIPE``
       (141), silently, as Unix tools do;
     * a write error on standard output (a full disk, ``> /dev/full``) → ``EXIT_MALFORMED``
-      (2) with the reason.
+      (2) with the reason;
+    * standard output closed before the start (``>&-``: ``sys.stdout`` is ``None``) →
+      ``EXIT_MALFORMED`` (2) with the reason, before ``work()`` runs: no work is wasted and
+      no verdict is ever lost to a write that cannot happen (with standard error closed
+      too, silently).
 
     Standard output is flushed inside, so a buffered write that fails is caught here, not
     at interpreter exit.
@@ -1616,6 +1620,9 @@ def guard_process(work, prog: str) -> int:
     except (ValueError, OSError):  # not the main thread: leave the embedding program's handlers alone
         previous = None
     try:
+        if sys.stdout is None:  # file descriptor 1 closed (``>&-``): nothing could say the verdict
+            _say_stderr(f"{prog}: cannot write the output: standard output is closed")
+            return EXIT_MALFORMED
         code = work()
         sys.stdout.flush()
         return code
@@ -1638,6 +1645,8 @@ def guard_process(work, prog: str) -> int:
 
 
 def _say_stderr(line: str) -> None:
+    if sys.stderr is None:  # file descriptor 2 closed: nowhere to say it (print would fall back to stdout)
+        return
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):
