@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import CORPUS, ROOT, run_cli_here
+from conftest import CORPUS, ROOT, as_a_background_job, run_cli_here, sees_sigint
 
 CHECK = [sys.executable, str(ROOT / "certify" / "check.py")]
 CERTIFY = [sys.executable, "-m", "certify.cli"]
@@ -61,12 +61,12 @@ def test_a_reader_that_closes_the_pipe_gets_141_or_0_and_no_traceback(argv):
                                        (CERTIFY + ["search", "--m", "20", "--budget", "10000000"], "certify")],
                          ids=["check.py", "certify search"])
 def test_a_signal_mid_run_is_128_plus_its_number_with_one_line(argv, prog, sig, code, word, tmp_path):
-    # A shell starts background jobs with SIGINT ignored, and Python then keeps it ignored (as it should):
-    # give the child the default disposition, as a terminal's foreground job has.
-    proc = subprocess.Popen(argv + (["--out", str(tmp_path / "s.json")] if prog == "certify" else []),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            env=_env(CERTIFY_PROGRESS="1"),  # progress at once: the first line says it is working
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # Started as from a background job (SIGINT ignored, and inherited so): the child restores it (sees_sigint).
+    with as_a_background_job():
+        proc = subprocess.Popen(argv + (["--out", str(tmp_path / "s.json")] if prog == "certify" else []),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                env=_env(CERTIFY_PROGRESS="1"),  # progress at once: the first line says it is working
+                                preexec_fn=sees_sigint)
     try:
         first = proc.stderr.readline()
         assert first.strip(), "no progress line"
@@ -77,7 +77,7 @@ def test_a_signal_mid_run_is_128_plus_its_number_with_one_line(argv, prog, sig, 
             proc.kill()
             proc.communicate()
     assert proc.returncode == code
-    assert err.strip().splitlines()[-1] == f"{prog}: {word}" and "Traceback" not in err
+    assert err.splitlines()[-1] == f"{prog}: {word}" and "" not in err.splitlines() and "Traceback" not in err, err
     assert list(tmp_path.iterdir()) == []  # nothing written, no temporary file left
 
 
@@ -158,3 +158,15 @@ def test_two_processes_writing_the_same_out_leave_one_whole_verified_file(tmp_pa
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["same.json", "same.json.sharper.json"]  # rank-nine also writes its sharper certificate; no temp file
     assert check(json.loads((tmp_path / names[1]).read_text())).proved >= 9
+
+
+@pytest.mark.parametrize("restored", [False, True], ids=["inherited", "sees_sigint"])
+def test_a_child_of_a_background_job_sees_sigint_only_when_it_restores_it(restored):
+    """Why the signal tests start their children through :func:`conftest.sees_sigint`: a shell starts a background
+    job (``pytest … &``) with SIGINT ignored, its children inherit that, and Python keeps it ignored; the test's
+    SIGINT would then never arrive. Here the same start, from a process that ignores SIGINT, with and without it."""
+    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    with as_a_background_job():
+        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                              preexec_fn=sees_sigint if restored else None)
+    assert proc.returncode == 0 and proc.stdout.strip() == str(restored), proc.stderr

@@ -32,7 +32,7 @@ import click  # noqa: E402
 
 from ..check import EXIT_INTERNAL, EXIT_MALFORMED, CertificateError, guard_process, safe_output_streams  # noqa: E402
 from . import bounds, bracket, certificates, constructions, experiments, kernels, minrank  # noqa: F401,E402 - each registers its commands
-from .common import cli  # noqa: E402
+from .common import Interrupted, cli  # noqa: E402
 
 __all__ = ["cli", "main"]
 
@@ -66,7 +66,7 @@ def _run(argv: list[str] | None) -> int:
     except CertificateError as exc:  # a limit or a verdict of the checker's library, raised past a command: its own code
         click.echo(f"certify: error: {exc}", err=True)  # (limits, format: 2 naming the limit; rejected: 1; contradiction: 3)
         code = exc.exit_code
-    except click.exceptions.Abort:  # click's form of Ctrl-C
+    except (click.exceptions.Abort, Interrupted):  # Ctrl-C: click's form (while parsing), ours past click's empty line
         raise KeyboardInterrupt from None
     except (KeyboardInterrupt, BrokenPipeError):
         raise

@@ -129,9 +129,20 @@ class _Command(click.Command):
         return super().invoke(ctx)
 
 
+class Interrupted(BaseException):
+    """Ctrl-C on its way past ``click``'s ``main``, which would write an empty line on standard error before its
+    ``Abort``; :func:`certify.cli.main` turns it back into ``KeyboardInterrupt``: one line, exit 130."""
+
+
 class _Group(click.Group):
     command_class = _Command
     group_class = type  # subgroups (certify experiment …) are _Groups too, so their commands are _Commands
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
 
 
 @exit_codes("verified or solved", "rejected or not solved (the message names the failing step and item)")

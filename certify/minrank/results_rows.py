@@ -65,7 +65,7 @@ def find_rows_dir(explicit: str | os.PathLike | None = None) -> Path | None:
         if not folder.is_dir():
             raise ValueError(f"rows folder {str(folder)!r}: {'not a folder' if folder.exists() else 'no such folder'}")
         if not _has_rows(folder):
-            raise ValueError(f"rows folder {str(folder)!r}: holds no results rows (m{{M}}.cert.json)")
+            raise ValueError(f"rows folder {str(folder)!r}: holds no results rows (no file m<M>.cert.json in it)")
         return folder
     here = Path.cwd() / "docs" / "results"
     if _has_rows(here):

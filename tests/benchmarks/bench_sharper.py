@@ -57,7 +57,7 @@ def main() -> None:
         print(f"{name + ' ' + plan:<18} {b.t:>5} {len(fs):>8} {tc / 100 * 1e6:>10.0f} µs {ts:>10.4f} {tq:>12.4f}"
               f"   {b.rank_at_least} / {sh.rank_at_least} / {sq.rank_at_least}")
     print()
-    print("the null-space step and the kernel (issue 27): producer time (s), checker step (µs), bounds")
+    print("the null-space step and the kernel: producer time (s), checker step (µs), bounds")
     print("family               t  classes  best_null_shift  best_square_kernel  checker null / kernel   null / kernel")
     for name, plan in (("rank-nine", "paper"), ("rank-nine", "direct"), ("hadamard24", "best"), ("golay24", "best")):
         code = load_code(name)
