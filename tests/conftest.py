@@ -106,6 +106,16 @@ def run_check_here(*args: str, cwd: str | os.PathLike | None = None, env: dict[s
     return _in_process(lambda argv: sys.exit(main(argv)), ["check.py", *map(str, args)], cwd, env)
 
 
+def run_checker_here(script: str, *args: str, cwd: str | os.PathLike | None = None,
+                     env: dict[str, str] | None = None):
+    """``python certify/SCRIPT ARGS`` for any of the trusted checkers (``check_symmetric.py``, …) run in this
+    process, as :func:`run_check_here` runs ``check.py``."""
+    import importlib
+
+    main = importlib.import_module(f"certify.{script.removesuffix('.py')}").main
+    return _in_process(lambda argv: sys.exit(main(argv)), [script, *map(str, args)], cwd, env)
+
+
 def _in_process(entry, argv: list[str], cwd, env):
     """``entry(argv[1:])`` with the isolation :func:`run_cli_here` describes; its CompletedProcess."""
     import io

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 import pytest
 
-from conftest import ROOT, _in_process, run_check_here, run_cli_here
+from conftest import ROOT, run_check_here, run_checker_here, run_cli_here
 
 
 @dataclass(frozen=True)
@@ -138,11 +138,7 @@ def _run(argv: tuple[str, ...]):
     if argv[0] == "check.py":
         return run_check_here(*argv[1:], cwd=ROOT)
     if argv[0] == "check_symmetric.py":
-        import sys
-
-        from certify.check_symmetric import main
-
-        return _in_process(lambda args: sys.exit(main(args)), list(argv), ROOT, None)
+        return run_checker_here(*argv, cwd=ROOT)
     return run_cli_here(*argv, cwd=ROOT)
 
 
