@@ -4,7 +4,7 @@ One module for both pictures: :func:`plot_rows` draws the closed-form bounds of
 ``certify bounds`` (rows of :func:`certify.bounds.values.range_rows`), and
 :func:`plot_results` draws the certified lower and verified upper sides of
 docs/results.md's table by ``m`` over the same Theorem-1 lines (``tests/benchmarks/results_table.py
---plot``). Needs matplotlib, the optional extra ``certify[plot]``; imported only here.
+--plot``). Needs matplotlib, the optional extra ``plot``; imported only here.
 """
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise PlotUnavailable("plotting needs matplotlib: pip install 'certify[plot]'") from None
+        raise PlotUnavailable("plotting needs matplotlib: pip install matplotlib "
+                              "(the extra plot: pip install '.[plot]' in the checkout)") from None
     return plt
 
 

@@ -35,7 +35,7 @@ def _parse_range(text: str) -> range:
 @click.option("--degree", "D", type=click.IntRange(1, 32), help="Readout degree D for B.4 (exact length D+2).")
 @click.option("--s", "s", type=click.IntRange(1, 10**6), help="Answer range {0,…,s} for the transcript bound (C.3); default ⌈log₂ m⌉.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.bounds/1, docs/bounds.md).")
-@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="With --m-range: draw log₂(bound) against m into this PNG (needs certify[plot]).")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="With --m-range: draw log₂(bound) against m into this PNG (needs matplotlib, the extra plot).")
 def bounds(m, m_range, length, H, D, s, as_json, plot) -> int:
     """The paper's bounds at a given m: closed forms and the same arguments evaluated exactly (docs/math.md §7).
 

@@ -68,7 +68,7 @@ def _shared(func):
         click.option("--no-dense", is_flag=True, help="Leave out the dense softmax reference."),
         click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Directory for splits and tables."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object (no wall times: byte-identical reruns)."),
-        click.option("--plot", type=click.Path(dir_okay=False), help="Draw the paper's figure into this PNG (certify[plot])."),
+        click.option("--plot", type=click.Path(dir_okay=False), help="Draw the paper's figure into this PNG (needs matplotlib, the extra plot)."),
     ]
     for o in reversed(opts):
         func = o(func)

@@ -90,7 +90,7 @@ def check_kernel_cmd(table: str, family_path: str | None, code_spec: str | None,
                    "modules run in float32; a plain callable gets float64); a dtype casts the maps' modules to it and "
                    "gives plain callables the tokens in it. Their outputs are read as float64, exactly.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.train/1).")
-@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs certify[plot]).")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), help="Draw max error against rank into this PNG (needs matplotlib, the extra plot).")
 def train_cmd(family_path, ranks, seeds, steps, feature_map, delta, dtype, out_dir, as_json, plot) -> int:
     """Train one-head positive-feature models on a family (§6.1) and check every trained table exactly.
 

@@ -36,7 +36,7 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
                    "an editable install; skipped, with a line saying so, when none is found).")
 @click.option("--search-invariant", "search_invariant", is_flag=True,
               help="Make the symmetric-kernel certificate now by the LP search (needs HiGHS: pip install "
-                   "'certify[highs]') instead of checking the one shipped with certify.")
+                   "highspy, the extra highs) instead of checking the one shipped with certify.")
 @click.option("--parts", "parts", type=str,
               help="With --search-invariant: the sizes of the coordinate parts, e.g. 1,11 (default: M, full symmetry).")
 @click.option("--ranks", "ranks", type=str,
@@ -45,19 +45,23 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
-                   "and the paper's Theorem 1, into this PNG (needs certify[plot]).")
+                   "and the paper's Theorem 1, into this PNG (needs matplotlib, the extra plot).")
 def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, ranks, as_json,
                 plot) -> int:
-    """Both sides of r*(M, 3), each verified exactly: L ≤ r* ≤ U (docs/math.md §11).
+    """Both sides of r*(m, 3), each a certificate re-checked exactly: L ≤ r* ≤ U (docs/math.md §11).
 
-    r*(M, 3) is the least feature rank of one normalized nonnegative kernel-attention head
-    that solves Min-IP on every length-3 input over M-bit tokens (error < 1/2, one-hot values,
-    query-dependent readout). Lower side: order obstructions (r* ≥ 2 from M = 4, ≥ 3 from
-    M = 5) and region counting, re-checked by python certify/check_obstruction.py, and the
-    bound of a best-chain search certificate, re-checked by certify/check.py. Upper side: a low-rank kernel found by
-    a seeded search, rounded to integer factors and kept only when A ≥ 0, every row condition,
-    its exact rank and (M ≤ 8) every length-3 input evaluated with an explicit readout all
-    pass; else the dense-softmax kernel of rank 2^M.
+    r*(m, 3) is the least feature rank of one normalized nonnegative kernel-attention head
+    that solves Min-IP on every length-3 input over m-bit tokens (error < 1/2, one-hot values,
+    query-dependent readout). Lower side, the best of: order obstructions and region counting
+    (m ≤ 8) and the ⌊m/2⌋ pair queries, re-checked by python certify/check_obstruction.py; for
+    4 ≤ m ≤ 8 the bound of a best-chain search certificate (certify search) and, for every m,
+    the committed results row at m or m − 1 (docs/results.md), re-checked by certify/check.py.
+    Upper side, the better of: for m ≤ 8, a kernel of integer factors found by a seeded search
+    and verified on every input; for every m, a kernel invariant under a product of symmetric
+    groups, given by its blocks in a shipped certificate (or one made now with
+    --search-invariant), re-checked by python certify/check_symmetric.py. The 'invariant' line
+    says what fully invariant kernels cannot do (certify/check_degree.py): a statement about
+    that class only. docs/commands.md, "certify minrank", explains every line of the output.
     """
     from ..check import Progress
     from ..minrank.bracket import minrank, write

@@ -34,7 +34,7 @@ mappings; the answer is the same either way (the pivot rule does not depend on t
 representation).
 
 :func:`decide_feasibility` answers the same question faster when the optional HiGHS
-solver is installed (``pip install 'certify[highs]'``): a floating-point solve proposes
+solver is installed (package ``highspy``, the extra ``highs``): a floating-point solve proposes
 a readout or an infeasible sub-system, which is made exact and verified, with the exact
 simplex as fallback. Its decision is exact and proved, but which proof it finds may
 depend on HiGHS; ``check-kernel`` therefore prints only answers of
@@ -201,7 +201,7 @@ def _verify_solution(a: list[dict[int, Any]], lo: list, hi: list, g: list):
 
 
 def highs_available() -> bool:
-    """Whether the optional HiGHS solver (``pip install 'certify[highs]'``, package ``highspy``) can be used."""
+    """Whether the optional HiGHS solver (package ``highspy``, the extra ``highs``) can be used."""
     return _highs_core() is not None
 
 
@@ -247,7 +247,8 @@ def decide_feasibility(rows: Sequence[Sequence | Mapping], lo: Sequence, hi: Seq
     data = _parse(rows, lo, hi, nvar)
     core = _highs_core() if solver != "simplex" else None
     if solver == "highs" and core is None:
-        raise ImportError("solver='highs' needs the optional package highspy (pip install 'certify[highs]')")
+        raise ImportError("solver='highs' needs the optional package highspy: pip install highspy (the extra highs: "
+                          "pip install '.[highs]' in the checkout)")
     if core is not None and data[0]:
         try:
             found = _highs_decide(core, *data)

@@ -25,7 +25,7 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
    rounded, and the blocks written as integer-scaled factors; the certificate is then
    checked by ``certify/check_symmetric.py`` — only what it accepts is returned.
 
-HiGHS (``pip install 'certify[highs]'``, package ``highspy``) solves the LPs in floating point;
+HiGHS (package ``highspy``, the extra ``highs``) solves the LPs in floating point;
 the floats only propose. Without it, :func:`search` raises :class:`HighsUnavailable`.
 """
 from __future__ import annotations
@@ -59,7 +59,8 @@ def _highs():
     try:
         from highspy import _core  # the bare solver class prints no banner
     except ImportError:
-        raise HighsUnavailable("the invariant-kernel search needs HiGHS: pip install 'certify[highs]' (package highspy)") \
+        raise HighsUnavailable("the invariant-kernel search needs HiGHS: pip install highspy (the extra highs: "
+                               "pip install '.[highs]' in the checkout)") \
             from None
     return _core
 

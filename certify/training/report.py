@@ -124,7 +124,8 @@ def plot_results(results: list[RunResult], construction: KernelReport, certified
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise PlotUnavailable("--plot needs matplotlib: pip install 'certify[plot]'") from None
+        raise PlotUnavailable("--plot needs matplotlib: pip install matplotlib "
+                              "(the extra plot: pip install '.[plot]' in the checkout)") from None
     ranks = sorted({r.rank for r in results})
     pos = {r: i for i, r in enumerate(ranks)}  # ranks on an even axis, labelled by value
     fig, ax = plt.subplots(figsize=(7, 4.2))
