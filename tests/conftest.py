@@ -20,6 +20,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # monkeypatch), so no result of the suite depends on the machine's speed.
 os.environ["CERTIFY_PROGRESS"] = "0"
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +45,15 @@ def full_only(*values, why: str):
 
     return pytest.param(*values, marks=pytest.mark.skipif(
         not SUITE_FULL, reason=f"in the full sweep only (CERTIFY_SUITE_FULL=1, tests/benchmarks/bench_suite_full.py): {why}"))
+
+
+@pytest.fixture(autouse=True)
+def _int_digit_limit_put_back():
+    """Python's int-to-str digit limit as it was before each test: a test that lifts it (exact integers of
+    thousands of digits) must not change what a later test in the same worker sees."""
+    saved = sys.get_int_max_str_digits()
+    yield
+    sys.set_int_max_str_digits(saved)
 
 
 def sees_sigint() -> None:
