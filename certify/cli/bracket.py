@@ -51,8 +51,9 @@ def bracket_cmd(family_path, code_spec, seed, restarts, iterations, budget, star
                 out_dir, as_json) -> int:
     """Both sides: the certified r ≥ L of a family and a verified solving table of rank U.
 
-    FAMILY is a certificate (any kind, compact ones included: the family is never listed)
-    or a family file (default: the rank-nine certificate, paper chains). The search runs on
+    FAMILY is a certificate (any kind, compact ones included: the family is never listed),
+    a family file, or a built-in name: rank-nine, hadamard24, golay24 (default: the
+    rank-nine certificate, paper chains). The search runs on
     the family's reduced matrix (docs/math.md §12) and bisects the rank between the
     certified bound and the exponential start. A rank is "found" when the search's floats
     meet every condition, "not found" otherwise — never "impossible". The found solutions
