@@ -56,9 +56,10 @@ CLAIMS = [
           ("minrank", "--m", "8", "--steps", "1000000"), 2, ("1.84e+12 entry-steps", "about 2 days")),
     Claim("certify minrank --help", "with --steps 1000000 about 2 days and is refused",
           ("minrank", "--m", "8", "--steps", "1000000"), 2, ("about 2 days",)),
-    Claim("certify minrank --help", "Above m = 8 there is no generic search: --steps, --restarts and --max-rank "
-          "change nothing", ("minrank", "--m", "10", "--steps", "1000000", "--restarts", "100"), 0,
-          ("certify minrank --m 10: 5 ≤ r*(10, 3) ≤ 10",)),
+    Claim("certify minrank --help", "Above m = 8 there is no generic search, and --seed, --restarts, --steps, "
+          "--max-rank or --budget given there are refused (exit 2)",
+          ("minrank", "--m", "10", "--steps", "1000000", "--restarts", "100"), 2,
+          ("certify: error: --restarts, --steps: the generic search runs for m ≤ 8 only, and m = 10",)),
     Claim("docs/performance.md", "`--rows DIR` naming a folder without rows is refused (exit 2: `holds no results rows "
           "(no file m<M>.cert.json in it)`)", ("minrank", "--m", "30", "--rows", "{tmp}"), 2,
           ("holds no results rows (no file m<M>.cert.json in it)",)),

@@ -17,7 +17,7 @@ from certify.minrank.lower import exact_lower_bound, obstruction_certificate
 from certify.minrank.rows import matrix_failure, readout, row_epsilon, row_failure
 from certify.minrank.verify import brute_force, exact_prediction, input_count
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, assert_one_line_error, run_cli, run_cli_here
 
 RESULTS = ROOT / "docs" / "results" / "minrank"
 #: what the committed tables show (docs/results.md, "r*(m, 3) for small m"): m → (lower, upper)
@@ -302,3 +302,13 @@ def test_the_obstruction_checker_fails_closed_on_mutated_certificates(junk, key)
     assert proved in (0, 2, 3)
     if proved:
         assert doc["m"] >= 4 and proved <= exact_lower_bound(doc["m"])  # never more than the orders can prove
+
+
+@pytest.mark.parametrize("option", [("--seed", "1"), ("--restarts", "2"), ("--steps", "10"), ("--max-rank", "3"),
+                                    ("--budget", "5")])
+def test_the_generic_search_s_options_are_refused_where_it_does_not_run(option):
+    """Above m = 8 the upper side is an invariant kernel: an option of the generic search would change nothing, so it
+    is refused (exit 2, one line naming it) instead of being ignored; at m ≤ 8 the same option is taken."""
+    proc = run_cli_here("minrank", "--m", "9", *option)
+    assert_one_line_error(proc, 2)
+    assert f"{option[0]}: the generic search runs for m ≤ 8 only, and m = 9" in proc.stderr

@@ -21,7 +21,8 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
                    "entry-steps; a search of more than a day on the 2-core machine (steps × restarts × ranks × 4^m "
                    "entry-steps, at 10⁻⁷ s each) is refused up front (exit 2): m = 8 with the defaults counts about 12 "
                    "minutes and runs, with --steps 1000000 about 2 days and is refused. Above m = 8 there is no "
-                   "generic search: --steps, --restarts and --max-rank change nothing.")
+                   "generic search, and --seed, --restarts, --steps, --max-rank or --budget given there are refused "
+                   "(exit 2).")
 @click.option("--max-rank", "max_rank", type=click.IntRange(1, 1024),
               help="Highest rank the search tries (default m + 1); above it the upper side is the dense-softmax "
                    "kernel of rank 2^m.")
@@ -81,7 +82,15 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     from ..minrank.bracket import GENERIC_MAX_M
     from ..minrank.results_rows import find_rows_dir
 
-    if m <= GENERIC_MAX_M:
+    if m > GENERIC_MAX_M:  # the options of the generic search would change nothing: say so rather than ignore them
+        ctx = click.get_current_context()
+        given = [f"--{name.replace('_', '-')}" for name in ("seed", "restarts", "steps", "max_rank", "budget")
+                 if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+        if given:
+            raise InputError(f"{', '.join(given)}: the generic search runs for m ≤ {GENERIC_MAX_M} only, and m = {m} "
+                             "(above it the upper side is an invariant kernel and the lower side needs no search): "
+                             "drop them")
+    else:
         refused = too_long(m, exact_lower_bound(m), max_rank if max_rank is not None else m + 1, restarts, steps)
         if refused:  # from the count of entry-steps, before any work (issue 42)
             raise InputError(refused)
