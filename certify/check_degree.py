@@ -1,4 +1,6 @@
-"""Checker of invariant-degree certificates: K1(N), the least degree of the 1-D problem (docs/math.md §11). Stdlib only.
+"""Checker of degree certificates: K1(N) of the 1-D problem, and the joint chain problem of products (docs/math.md §11).
+
+Two kinds, told apart by ``schema``; the standard library only.
 
 One of the trusted checkers (docs/architecture.md), with ``certify/check.py`` beside it (its
 strict JSON reader and process guard): ``python certify/check_degree.py FILE``.
@@ -26,15 +28,41 @@ Rationals are JSON integers or strings ``"p"``/``"p/q"`` in lowest terms (read b
 of at most 2 MiB, rationals of at most 200 characters, the denominators' lcm of each list at most
 :data:`MAX_DENOMINATOR_BITS` bits, at most ``(N+1) + (N−1)N/2`` multipliers (one per condition).
 
+**The joint chain problem** (docs/math.md §11, Lemma 11.11; Proposition 11.12). On the grid
+``Π_l [0…N_l]`` (``N_l = ⌊a_l/2⌋`` for a kernel invariant under ``S_{a_1} × … × S_{a_k}``), ``h``
+meets it if ``h(p) > 0`` everywhere and ``h(p) > (d−1)·h(q) + ((d−2)/2)·h(top)`` whenever
+``|q| − |p| = d ≥ 2`` (``|·|`` the sum of the coordinates, ``top = (N_1, …, N_k)``); blocks with
+``k_l ≤ D_l`` make ``h`` of degree ``≤ D_l`` in ``t_l``. A ``certify.product-degree/1`` certificate
+``{"schema", "claim", "N": [N_1, …], "degrees": [D_1, …], …}`` claims either
+
+* ``"feasible"``, with ``"polynomial"``: the coefficients of ``h`` on ``Π_l C(t_l, e_l)``,
+  ``e_l ≤ D_l`` (lexicographic, the last part fastest); ``h`` is evaluated exactly on the whole
+  grid and every condition is checked through each level's least and largest value (step
+  ``witness``); or
+* ``"infeasible"``, with ``"multipliers"`` ``[[p, q, y], …]`` (``q = p``: the condition
+  ``h(p) > 0``): ``y > 0`` on the sum of the condition ``(g·p, g·q)`` over the group ``G`` of the
+  permutations of parts with equal ``(N_l, D_l)`` — a nonnegative combination of conditions. The
+  checker expands every orbit itself (``Σ_{g ∈ G} δ_{g·x} = |Stab(x)|·Σ_{z ∈ G·x} δ_z``), sums
+  the point masses in integers and requires the result to vanish on every ``Π_l C(t_l, e_l)``
+  (step ``gordan``): an ``h`` of these degrees meeting every condition would make the
+  combination both ``0`` and ``> 0``. No averaging argument is used.
+
+Its limits (exit 2, before any arithmetic): at most 16 parts, ``1 ≤ N_l``, ``Σ N_l ≤ 100``,
+``Π (N_l + 1) ≤ 2^16`` (the grid, which bounds every transform: ``D_l ≤ N_l``), at most ``2^16``
+multipliers whose orbits have at most ``2^16`` points together (counted from multinomials before
+any is listed). Work: ``O(k·2^16)`` integer operations at most (a few seconds).
+
 Exit codes (:func:`main`): 0 verified, 1 rejected (the line names the step: ``polynomial``,
-``gordan``, ``claim``), 2 malformed or unreadable (the line names the field), 3 internal error;
-130 Ctrl-C, 141 a closed pipe, 143 SIGTERM. The format: docs/certificate-format.md, "Invariant-degree certificates".
+``gordan``, ``claim``, ``witness``), 2 malformed or unreadable (the line names the field), 3 internal error;
+130 Ctrl-C, 141 a closed pipe, 143 SIGTERM. The formats: docs/certificate-format.md, "Invariant-degree certificates"
+and "Product-degree certificates".
 """
 from __future__ import annotations
 
 import sys
 from fractions import Fraction
-from math import comb, lcm
+from itertools import product
+from math import comb, factorial, lcm, prod
 from typing import Any
 
 if __package__:
@@ -123,15 +151,18 @@ def invariant_rank(m: int, k1: int) -> int:
     return 1 if k1 == 0 else 1 + min(comb(m, k) - comb(m, k - 1) for k in range(k1, m // 2 + 1))
 
 
+def _keys(doc: dict, keys: tuple[str, ...], what: str) -> None:
+    for key in doc:
+        if key not in keys:
+            raise DegreeError("document", f"unknown key {str(key)[:60]!r}; {what} has only {', '.join(keys)}")
+    for key in (key for key in keys if key not in doc):
+        raise DegreeError(key, "missing required key")
+
+
 def _parse(doc: Any) -> tuple[int, int, list[Fraction], list[tuple[int, int, Fraction]], int]:
     if not isinstance(doc, dict):
         raise DegreeError("document", f"expected a JSON object, got {_kind(doc)}")
-    for key in doc:
-        if key not in KEYS:
-            raise DegreeError("document", f"unknown key {str(key)[:60]!r}; a {SCHEMA} certificate has only "
-                              f"{', '.join(KEYS)}")
-    for key in (key for key in KEYS if key not in doc):
-        raise DegreeError(key, "missing required key")
+    _keys(doc, KEYS, f"a {SCHEMA} certificate")
     if doc["schema"] != SCHEMA:
         raise DegreeError("schema", f"expected {SCHEMA!r}, got {_kind(doc['schema'])}")
     m = _int(doc["m"], "m", 1, MAX_M)
@@ -195,6 +226,206 @@ def check(doc: Any) -> tuple[int, int, int, int]:
     return m, n, k, x
 
 
+# --------------------------------------------------------------------------- the joint chain problem (products)
+
+PRODUCT_SCHEMA = "certify.product-degree/1"
+PRODUCT_KEYS = {"feasible": ("schema", "claim", "N", "degrees", "polynomial"),
+                "infeasible": ("schema", "claim", "N", "degrees", "multipliers")}
+MAX_LEVEL = 100  # Σ N_l: the top level; the witness is checked on every pair of levels
+MAX_GRID = 1 << 16  # Π (N_l + 1): the points a witness is evaluated at; it bounds every transform too (D_l ≤ N_l)
+MAX_ENTRIES = 1 << 16  # multipliers
+MAX_POINTS = 1 << 16  # Σ over the multipliers of the orbit sizes of p and q, from the counts, before enumerating
+
+
+def _point(v: Any, where: str, ns: list[int]) -> tuple[int, ...]:
+    return tuple(_int(x, f"{where}[{l}]", 0, n) for l, (x, n) in enumerate(zip(_list(v, where, len(ns), len(ns)), ns)))
+
+
+def classes(ns: list[int], ds: list[int]) -> list[list[int]]:
+    """The positions of the parts, grouped by ``(N_l, D_l)``: the group ``G`` permutes each group, and only those."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for l, key in enumerate(zip(ns, ds)):
+        groups.setdefault(key, []).append(l)
+    return list(groups.values())
+
+
+def _distinct(values: tuple) -> Any:
+    """The distinct arrangements of a tuple (a multiset), in increasing order."""
+    if not values:
+        yield ()
+    for v in sorted(set(values)):
+        rest = list(values)
+        rest.remove(v)
+        yield from ((v, *tail) for tail in _distinct(tuple(rest)))
+
+
+def _counts(values: list[int]) -> list[int]:
+    return [values.count(v) for v in set(values)]
+
+
+def orbit_size(point: tuple, groups: list[list[int]]) -> int:
+    """``|G·point|``: a product of multinomials, one per group."""
+    return prod(factorial(len(g)) // prod(map(factorial, _counts([point[i] for i in g]))) for g in groups)
+
+
+def orbit(point: tuple, groups: list[list[int]]) -> tuple[list[tuple], int]:
+    """``(G·point, |Stab(point)|)``: ``Σ_{g ∈ G} δ_{g·point} = |Stab|·Σ_{x ∈ G·point} δ_x``."""
+    points = []
+    for parts in product(*(_distinct(tuple(point[i] for i in g)) for g in groups)):
+        x = list(point)
+        for g, values in zip(groups, parts):
+            for i, v in zip(g, values):
+                x[i] = v
+        points.append(tuple(x))
+    return points, prod(prod(map(factorial, _counts([point[i] for i in g]))) for g in groups)
+
+
+def contract(tensor: dict, mats: list[list[list[int]]]) -> dict:
+    """Replace each index ``i_l`` of a sparse tensor by ``j`` with weight ``mats[l][i][j]``, summing; zeros dropped."""
+    for l, mat in enumerate(mats):
+        out: dict = {}
+        for key, v in tensor.items():
+            for j, w in enumerate(mat[key[l]]):
+                if w:
+                    new = (*key[:l], j, *key[l + 1:])
+                    out[new] = out.get(new, 0) + w * v
+        tensor = {key: v for key, v in out.items() if v}
+    return tensor
+
+
+def _parse_product(doc: dict) -> tuple[list[int], list[int], str, list]:
+    claim = doc.get("claim")
+    if not isinstance(claim, str) or claim not in PRODUCT_KEYS:
+        raise DegreeError("claim", f"expected \"feasible\" or \"infeasible\", got {_kind(claim)}")
+    _keys(doc, PRODUCT_KEYS[claim], f"a {PRODUCT_SCHEMA} certificate claiming {claim}")
+    ns = [_int(n, f"N[{l}]", 1, MAX_LEVEL) for l, n in enumerate(_list(doc["N"], "N", 1, 16))]
+    if sum(ns) > MAX_LEVEL or prod(n + 1 for n in ns) > MAX_GRID:
+        raise CertificateLimitError(f"N: Σ N_l = {sum(ns)} (at most {MAX_LEVEL}) and Π (N_l + 1) = "
+                                    f"{prod(n + 1 for n in ns):,} (at most {MAX_GRID:,}) are this format's limits")
+    ds = [_int(d, f"degrees[{l}]", 0, n) for l, (d, n) in enumerate(zip(_list(doc["degrees"], "degrees", len(ns),
+                                                                                len(ns)), ns))]
+    if claim == "feasible":
+        size = prod(d + 1 for d in ds)
+        return ns, ds, claim, [_rational(c, f"polynomial[{i}]") for i, c in
+                               enumerate(_list(doc["polynomial"], "polynomial", size, size))]
+    entries, points, groups = [], 0, classes(ns, ds)
+    for i, r in enumerate(_list(doc["multipliers"], "multipliers", 0, MAX_ENTRIES)):
+        r = _list(r, f"multipliers[{i}]", 3, 3)
+        p, q = _point(r[0], f"multipliers[{i}][0]", ns), _point(r[1], f"multipliers[{i}][1]", ns)
+        if q != p and sum(q) - sum(p) < 2:
+            raise DegreeError(f"multipliers[{i}]", f"|q| − |p| = {sum(q) - sum(p)} is no condition (q = p: h(p) > 0; "
+                              "|q| − |p| ≥ 2: a chain condition)")
+        if i and (p, q) <= entries[-1][:2]:
+            raise DegreeError(f"multipliers[{i}]", "(p, q) is repeated or out of order; sorted by (p, q), once each")
+        entries.append((p, q, _rational(r[2], f"multipliers[{i}][2]")))
+        points += orbit_size(p, groups) + orbit_size(q, groups)
+        if points > MAX_POINTS:
+            raise CertificateLimitError(f"multipliers: the orbits of the first {i + 1} have over {MAX_POINTS:,} points")
+    return ns, ds, claim, entries
+
+
+def _binomials(n: int, d: int, transpose: bool) -> list[list[int]]:
+    """``C(x, e)`` for ``x ≤ n``, ``e ≤ d``: rows ``x`` (values to coefficients), or rows ``e`` (``transpose``)."""
+    return [[comb(x, e) for x in range(n + 1)] for e in range(d + 1)] if transpose else \
+        [[comb(x, e) for e in range(d + 1)] for x in range(n + 1)]
+
+
+def _witness(ns: list[int], ds: list[int], poly: list[Fraction]) -> None:
+    """Step witness: ``D·h`` on the whole grid in integers (``D > 0``), then every condition through the level
+    minima and maxima (the least ``h(p)`` at each level against the largest ``h(q)``: all pairs at once)."""
+    c, dc = _integers(poly, "polynomial")
+    coefficients = {e: v for e, v in zip(product(*(range(d + 1) for d in ds)), c) if v}
+    values = contract(coefficients, [_binomials(n, d, True) for n, d in zip(ns, ds)])
+    low: dict[int, tuple[int, tuple]] = {}
+    high: dict[int, tuple[int, tuple]] = {}
+    for x in product(*(range(n + 1) for n in ns)):
+        v, s = values.get(x, 0), sum(x)
+        if s not in low or v < low[s][0]:
+            low[s] = v, x
+        if s not in high or v > high[s][0]:
+            high[s] = v, x
+    top, w = values.get(tuple(ns), 0), sum(ns)
+    for v, x in (low[s] for s in range(w + 1)):
+        if v <= 0:
+            raise DegreeRejected("witness", f"p = {x}: h(p) > 0 fails, h(p) = {Fraction(v, dc)}")
+    for t in range(w + 1):
+        for s in range(t + 2, w + 1):
+            (v, p), (u, q), d = low[t], high[s], s - t
+            gap = 2 * v - 2 * (d - 1) * u - (d - 2) * top
+            if gap <= 0:
+                raise DegreeRejected("witness", f"p = {p}, q = {q}: h(p) > {d - 1}·h(q) + ({d - 2}/2)·h(top) fails, "
+                                     f"the left side less the right is {Fraction(gap, 2 * dc)}")
+
+
+def _gordan(ns: list[int], ds: list[int], entries: list) -> None:
+    """Step gordan: every ``y > 0``; ``Σ y·Σ_{g ∈ G} L_(gp, gq)`` as point masses (integers), then its value on every
+    ``Π_l C(t_l, e_l)``, ``e_l ≤ D_l``, by one transform per coordinate: all must be 0."""
+    if not entries:
+        raise DegreeRejected("gordan", "no multipliers: nothing shows that the problem is infeasible")
+    for i, (*_, y) in enumerate(entries):
+        if y <= 0:
+            raise DegreeRejected("gordan", f"multipliers[{i}]: y = {y} is not positive")
+    ys, dy = _integers([y for *_, y in entries], "multipliers")
+    groups, top, masses = classes(ns, ds), tuple(ns), {}
+    for (p, q, _), y in zip(entries, ys):
+        d = sum(q) - sum(p)
+        for x, weight in ([(p, 2)] if p == q else [(p, 2), (q, -2 * (d - 1)), (top, -(d - 2))]):
+            points, stabilizer = orbit(x, groups)
+            for z in points:
+                masses[z] = masses.get(z, 0) + y * weight * stabilizer
+    moments = contract({x: v for x, v in masses.items() if v}, [_binomials(n, d, False) for n, d in zip(ns, ds)])
+    if moments:
+        e = min(moments)
+        raise DegreeRejected("gordan", f"Σ y·L(Π C(t_l, e_l)) = {Fraction(moments[e], 2 * dy)} ≠ 0 at e = {e}, so the "
+                             f"multipliers do not exclude every h of degree ≤ {tuple(ds)}")
+
+
+def check_product(doc: Any) -> tuple[list[int], list[int], str]:
+    """``(N, degrees, claim)``: proved that the joint chain problem on ``Π_l [0…N_l]`` has (``"feasible"``) or has
+    no (``"infeasible"``) solution of degree ``≤ D_l`` in ``t_l``. :class:`DegreeError` (malformed),
+    :class:`DegreeRejected` (naming the step: ``witness``, ``gordan``) otherwise."""
+    if not isinstance(doc, dict):
+        raise DegreeError("document", f"expected a JSON object, got {_kind(doc)}")
+    if doc.get("schema") != PRODUCT_SCHEMA:
+        raise DegreeError("schema", f"expected {PRODUCT_SCHEMA!r}, got {_kind(doc.get('schema'))}")
+    ns, ds, claim, data = _parse_product(doc)
+    (_witness if claim == "feasible" else _gordan)(ns, ds, data)
+    return ns, ds, claim
+
+
+def runs(values: list[int]) -> list[list[int]]:
+    """The runs of equal consecutive values, ``[value, length]``: ``[2, 2, 1] → [[2, 2], [1, 1]]``."""
+    out: list[list[int]] = []
+    for v in values:
+        if out and out[-1][0] == v:
+            out[-1][1] += 1
+        else:
+            out.append([v, 1])
+    return out
+
+
+def product_verdict(ns: list[int], ds: list[int], claim: str) -> str:
+    """The two lines printed for a verified product-degree certificate."""
+    grid = " × ".join(f"[0…{n}]" + (f"^{c}" if c > 1 else "") for n, c in runs(ns))
+    degree = f"≤ {ds[0]} in every coordinate" if len(set(ds)) == 1 else f"≤ {tuple(ds)} in the coordinates"
+    if claim == "feasible":
+        return (f"VERIFIED: the joint chain problem on {grid} has a solution of degree {degree}\n  a necessary "
+                "condition only: no kernel is claimed (docs/math.md §11, Lemma 11.11)")
+    sizes = f"size ≥ {2 * ns[0]}" if len(set(ns)) == 1 else f"sizes ≥ {', '.join(str(2 * n) for n in ns)}"
+    blocks = f"k_l ≤ {ds[0]}" if len(set(ds)) == 1 else f"k_l ≤ {', '.join(map(str, ds))}"
+    return (f"VERIFIED: the joint chain problem on {grid} has no solution of degree {degree}\n  so no kernel invariant "
+            f"under a product of symmetric groups with {len(ns)} parts of {sizes} whose nonzero blocks all have "
+            f"{blocks} in those parts solves every length-3 input (docs/math.md §11, Proposition 11.12)")
+
+
+def _verify(doc: Any) -> str:
+    """The verdict of either kind of certificate, by its schema."""
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if isinstance(schema, str) and schema.startswith("certify.product-degree/"):
+        return product_verdict(*check_product(doc))
+    return verdict(*check(doc))
+
+
 def load(path: str) -> Any:
     """Read (at most :data:`MAX_FILE_BYTES`, checked before parsing) and parse with ``certify.check.loads``."""
     data = read_bounded(path, MAX_FILE_BYTES, f"the file is over {MAX_FILE_BYTES >> 20} MiB, this format's limit")
@@ -212,7 +443,7 @@ def run(path: str) -> int:
     safe_output_streams()
     shown = path if path.isprintable() else ascii(path)  # a newline in a file name never makes two lines
     try:
-        result = check(load(path))
+        text = _verify(load(path))
     except CertificateError as exc:
         print(f"{'REJECTED' if exc.exit_code == 1 else 'MALFORMED'}: {shown}: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -220,7 +451,7 @@ def run(path: str) -> int:
         print(f"INTERNAL CONTRADICTION: unexpected {type(exc).__name__} in the checker: "
               f"{' '.join(str(exc).split())[:200]} (a bug in this checker)", file=sys.stderr)
         return EXIT_INTERNAL
-    print(verdict(*result))
+    print(text)
     return EXIT_VERIFIED
 
 
@@ -235,14 +466,18 @@ def main(argv: list[str] | None = None) -> int:
     every chain condition strictly (K1(N) <= K); the Gordan multipliers must be positive and
     cancel every binomial C(., e), e < K (K1(N) >= K); the invariant rank bound X is
     recomputed (docs/math.md section 11, Proposition I3: S_M-invariant kernels only).
+    Or a certify.product-degree/1 certificate: the joint chain problem on the grid
+    [0..N_1] x ... x [0..N_k] at degree <= D_l in each part, "feasible" by a polynomial
+    checked on the whole grid, "infeasible" by Gordan multipliers on orbits of conditions
+    that cancel every product of binomials (docs/math.md section 11, Proposition 11.12).
     Files over 2 MiB, M > 200, unknown or repeated keys, floats are refused before any work.
-    Prints "VERIFIED: K1(N) = K" and the rank line on stdout, or one line on stderr.
+    Prints "VERIFIED: ..." and a second line on stdout, or one line on stderr.
 
     --              the next argument is the path, even if it starts with '-'
     -h, --help      print this text and exit 0
 
     Exit codes: 0 verified, 1 rejected (the line names the step: polynomial, gordan,
-    claim), 2 malformed or unreadable (or standard output cannot be written; the line
+    claim, witness), 2 malformed or unreadable (or standard output cannot be written; the line
     names the field), 3 internal error (a bug in this checker); 130 Ctrl-C, 141 a closed
     pipe, 143 SIGTERM.
     """

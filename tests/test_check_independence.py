@@ -51,7 +51,12 @@ CHECKERS = {
                                     "VERIFIED: r*(5, 3) ≥ 3", needs=("check.py",)),
     # K1(N) of the 1-D problem (docs/math.md §11, Proposition I3): a polynomial evaluated exactly, a Gordan sum per
     # binomial, the invariant rank recomputed, with its own 2 MiB reader and the denominators' lcm bound (≈ 160 lines).
-    "check_degree.py": Checker(175, "invariant-degree certificates: four named steps, every malformed field named",
+    # Raised from 175 to 320 for the second kind, certify.product-degree/1 (§11, Lemma 11.11 and Proposition 11.12;
+    # ≈ 145 lines): a witness evaluated on the whole grid by one transform per part and checked through the levels'
+    # least and largest values, the group's orbits of each multiplier's points expanded and summed in integers, a
+    # transform to every product of binomials, the limits on the grid and the orbits checked from the counts.
+    "check_degree.py": Checker(320, "invariant-degree and product-degree certificates: five named steps, every "
+                                    "malformed field named",
                                str(ROOT / "tests" / "degree" / "valid" / "m48_degree_5.json"),
                                str(ROOT / "tests" / "degree" / "invalid" / "claim_raised_by_one.json"),
                                "VERIFIED: K1(24) = 5", needs=("check.py",)),

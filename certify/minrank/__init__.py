@@ -12,6 +12,9 @@ Both sides exact (docs/math.md §11; docs/results.md, "r*(m, 3) for small m" and
   certificates (``certificates/``), each checked by ``certify/check_symmetric.py``;
 * ``degree`` — ``K1(N)`` with its Gordan certificate (``certify/check_degree.py``): what
   fully invariant kernels cannot do;
+* ``product_degree`` — the joint chain problem of a product of symmetric groups at bounded
+  degree per part, with its certificate (``certify/check_degree.py``): what multilinear
+  product kernels cannot do (docs/math.md §11, Proposition 11.12);
 * ``lower`` — order obstructions (``r* ≥ 2`` from ``m = 4``, ``≥ 3`` from ``m = 5``), region
   counting and the ``⌊m/2⌋`` pair queries, checked by ``certify/check_obstruction.py``;
   ``results_rows`` — the committed results rows (``certify/check.py``) as lower bounds;

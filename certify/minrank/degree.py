@@ -68,16 +68,23 @@ def _start(n: int) -> list[int]:
 def _decide(n: int, k: int, start: list[int]) -> tuple[bool, list, list[int]]:
     """Whether degree ``≤ k`` is possible: ``(True, c, subset)`` with integer ``c`` meeting every condition, or
     ``(False, [(row index, λ), …], subset)``; ``subset``: the conditions of the last system solved."""
+    return open_cone([_row(u, d, k) for u, d in conditions(n)], start, k + 1)
+
+
+def open_cone(rows: list[list[int]], start: list[int], nvar: int) -> tuple[bool, list, list[int]]:
+    """Whether some ``c`` has ``a·c > 0`` for every row ``a`` (integers), by constraint generation from the rows
+    ``start``: ``(True, c, subset)`` with integer ``c``, or ``(False, [(row index, λ), …], subset)`` with ``λ > 0``
+    and ``Σ λ a = 0`` (Gordan's alternative); ``subset``: the rows of the last system solved. Exact throughout
+    (:func:`certify.linalg.lp.strict_feasibility`, Bland's rule), so deterministic."""
     from ..linalg.lp import strict_feasibility
 
-    rows = [_row(u, d, k) for u, d in conditions(n)]
     active = sorted(start)
     while True:
         sub = [rows[i] for i in active]
-        res = strict_feasibility(sub, [0] * len(sub), [1] * len(sub), nvar=k + 1)
+        res = strict_feasibility(sub, [0] * len(sub), [1] * len(sub), nvar=nvar)
         if not res.feasible:  # Σ λ a = 0 on the subset (ν = 0: the upper bounds add nothing)
             if any(res.nu):
-                raise AssertionError(f"N = {n}, K = {k}: a homogeneous system's certificate uses an upper bound")
+                raise AssertionError("a homogeneous system's certificate uses an upper bound")
             return False, [(i, lam) for i, lam in zip(active, res.lam) if lam], active
         c = _integers(list(res.solution))
         broken = _broken(rows, c)

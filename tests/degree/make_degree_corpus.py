@@ -158,18 +158,25 @@ def malformed(docs):
 def write(out: Path) -> dict:
     """Write the corpus under ``out`` (``valid/``, ``invalid/``, ``malformed/``, ``MANIFEST.json``); return it."""
     docs = _docs()
+    return write_corpus(out, valid(docs), invalid(docs), malformed(docs))
+
+
+def write_corpus(out: Path, valid_files: dict, invalid_files: dict, malformed_files: dict) -> dict:
+    """Write ``valid`` (name → (text, verdict)), ``invalid`` (name → (document, step, phrase)) and ``malformed``
+    (name → (bytes, field, phrase)) files and their MANIFEST.json under ``out``; return the manifest. Shared by the
+    product-degree corpus (tests/product_degree/make_product_degree_corpus.py)."""
     manifest: dict = {"valid": {}, "invalid": {}, "malformed": {}}
     for sub in manifest:
         (out / sub).mkdir(parents=True, exist_ok=True)
         for f in (out / sub).glob("*.json"):
             f.unlink()
-    for name, (text, says) in valid(docs).items():
+    for name, (text, says) in valid_files.items():
         (out / "valid" / f"{name}.json").write_bytes(text.encode())
         manifest["valid"][f"{name}.json"] = {"exit": 0, "says": says}
-    for name, (d, field, says) in invalid(docs).items():
+    for name, (d, field, says) in invalid_files.items():
         (out / "invalid" / f"{name}.json").write_bytes(_text(d).encode())
         manifest["invalid"][f"{name}.json"] = {"exit": 1, "field": field, "says": says}
-    for name, (data, field, says) in malformed(docs).items():
+    for name, (data, field, says) in malformed_files.items():
         (out / "malformed" / f"{name}.json").write_bytes(data)
         manifest["malformed"][f"{name}.json"] = {"exit": 2, "field": field, "says": says}
     (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
