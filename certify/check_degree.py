@@ -219,8 +219,7 @@ def check(doc: Any) -> tuple[int, int, int, int]:
         total = sum(y * form(u, d, lambda v: table[v][e]) for (u, d, _), y in zip(mult, ys))
         if total:
             raise DegreeRejected("gordan", f"Σ y·L(C(·, {e})) = {show_number(Fraction(total, 2 * dy))} ≠ 0, "
-                                           f"so the multipliers "
-                                 f"do not exclude every polynomial of degree < {k}")
+                                 f"so the multipliers do not exclude every polynomial of degree < {k}")
     # step claim: X recomputed
     if x != invariant_rank(m, k):
         raise DegreeRejected("claim", f"invariant_rank_at_least is {x}, but 1 + min_(K ≤ k ≤ N) mult_k = "
