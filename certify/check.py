@@ -225,8 +225,9 @@ class Progress:
     """
 
     def __init__(self, label: str, total: int | None = None, stream: Any = "stderr",
-                 delay: float = 2.0, interval: float = 1.0) -> None:
+                 delay: float = 2.0, interval: float = 1.0, eta: bool = False) -> None:
         mode = os.environ.get("CERTIFY_PROGRESS", "")
+        self.eta = eta  # append the time left, at the rate so far (units of equal cost: fit's steps)
         self.stream = sys.stderr if stream == "stderr" else stream
         if mode == "0":
             self.stream = None
@@ -248,7 +249,11 @@ class Progress:
         of = f"/{self.total:,}" if self.total else ""
         pct = f" ({100 * done // self.total}%)" if self.total and done is not None else ""
         count = "" if done is None else f"{done:,}{of}{pct}"
-        text = f"{self.label}: {count}{' ' if count and note else ''}{note}  [{now - self.start:.0f} s]"
+        left = ""
+        if self.eta and self.total and done:
+            rest = (now - self.start) * (self.total - done) / done
+            left = f", about {rest:.0f} s left" if rest < 120 else f", about {rest / 60:.0f} min left"
+        text = f"{self.label}: {count}{' ' if count and note else ''}{note}  [{now - self.start:.0f} s{left}]"
         self._write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
         self.shown = True
 

@@ -80,8 +80,10 @@ def test_a_layout_over_a_float32_lambda_runs_in_the_modules_dtype():
     v, ro = nn.Linear(M, 2), nn.Linear(M, 3)
     rep = ct.check(phi, phi, values=v, readout=ro, family=SMALL, heads=[6, 6], value_heads=[1, 1])
     assert rep.head_ranks is not None and len(rep.head_ranks) == 2
-    kernel_only = ct.check(ct.Layout(lambda t: lin(t).exp(), "BHLD", heads=2), phi, family=SMALL)  # one head of 12
-    assert kernel_only.kernel_rank is not None
+    with pytest.raises(ValueError, match=r"declare 2 heads .*never as one head whose kernel is their sum"):
+        ct.check(ct.Layout(lambda t: lin(t).exp(), "BHLD", heads=2), phi, family=SMALL)  # not one head of 12
+    kernel_only = ct.check(phi.head(1), phi.head(1), family=SMALL)  # one head alone, kernel only
+    assert kernel_only.kernel_rank == rep.head_ranks[1]
 
 
 def test_fit_trains_the_module_inside_a_layout_and_to_moves_its_buffers():
@@ -499,7 +501,7 @@ def test_delta_is_read_as_the_cli_reads_it_and_a_negative_one_prints_as_a_decima
     rep = ct.check(fm, fm, values=v, readout=ro, family=SMALL, delta="1e-10")
     assert rep.to_json()["table"]["delta"] == "1/10000000000"
     small = ct.check(fm, fm, values=v, readout=ro, family=SMALL, delta=1e-6)  # the float64 nearest 10⁻⁶
-    assert "denominator constant δ = 1e-06 (exactly: --json)" in "\n".join(small.text())
+    assert "denominator constant δ = 1e-06 (exactly: --json)" in small.text() and isinstance(small.text(), str)
     assert small.to_json()["table"]["delta"] == "4722366482869645/4722366482869645213696"
     with pytest.raises(TableFormatError, match=r"^delta is -1e-06; the denominator constant must be ≥ 0$"):
         ct.check(fm, fm, values=v, readout=ro, family=SMALL, delta=-1e-6)

@@ -9,7 +9,9 @@ class is docs/math.md §2, the paper's §2.2). A head is given as callables — 
 * ``readout``: the query-dependent affine readout, ``(N, m) → (β, w)`` with ``β`` of
   shape ``(N,)`` and ``w`` of shape ``(N, d_v)``, or one ``(N, 1 + d_v)`` tensor whose
   column 0 is ``β`` (optional, with ``values``);
-* ``delta``: the denominator constant a library adds (``Σ_j α + δ``; docs/math.md §2).
+* ``delta``: the denominator constant a library adds (``Σ_j α + δ``; docs/math.md §2), or
+  :class:`KeyEps` ``(eps)`` for the ``eps`` a library adds to every coordinate of the key sum
+  (``δ(x) = eps·Σ_i φ_{Q,i}(x)``, docs/math.md §2, "A query-dependent denominator").
 
 :func:`check` evaluates them **once**, on the family's tokens (each module in its own dtype
 and on its own device; outputs below float64 are cast up, which is exact), builds the kernel table in memory and hands
@@ -25,7 +27,8 @@ This module is its public face; its parts, one stage each: :mod:`~certify.torch.
 (the family as tensors, a callable run on tokens), :mod:`~certify.torch.table` (the
 callables evaluated into a kernel table), :mod:`~certify.torch.heads` (the exact check and
 the export), :mod:`~certify.torch.tokenwise` (is the table the module?),
-:mod:`~certify.torch.compare` (the module's own outputs against the exact predictions) and
+:mod:`~certify.torch.compare` (the module's own outputs against the exact predictions, and
+the cause when they differ), :mod:`~certify.torch.plot` (its picture) and
 :mod:`~certify.torch.fit` (training).
 
 Families (``family=``): a :class:`~certify.kernels.audit.FamilySpec`, a built-in name
@@ -37,12 +40,13 @@ from __future__ import annotations
 
 from .compare import CompareReport, compare, predict
 from .fit import TrainingDiverged, fit
-from .heads import check, export
+from .heads import CheckReport, check, export
 from .layer import LinearHead
 from .table import evaluate
-from .tensors import LAYOUTS, MAX_TENSOR_INPUTS, FamilyTensors, Layout, family_tensors, family_tokens, placement
+from .tensors import (LAYOUTS, MAX_TENSOR_INPUTS, FamilyTensors, KeyEps, Layout, family_tensors, family_tokens,
+                      placement)
 from .tokenwise import TokenwiseReport, verify_tokenwise
 
 __all__ = ["FamilyTensors", "TokenwiseReport", "CompareReport", "Layout", "LAYOUTS", "family_tensors", "family_tokens",
            "evaluate", "check", "export", "verify_tokenwise", "compare", "predict", "fit", "placement", "TrainingDiverged",
-           "MAX_TENSOR_INPUTS", "LinearHead"]
+           "MAX_TENSOR_INPUTS", "LinearHead", "KeyEps", "CheckReport"]

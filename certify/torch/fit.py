@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ..check import Progress
-from .table import callable_parts, head_labels, head_widths
-from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, delta_float, family_tensors, float_dtype, import_torch,
-                      modules_of)
+from .table import callable_parts, head_labels, head_widths, part_widths
+from .tensors import (MAX_TENSOR_INPUTS, KeyEps, call_on_tokens, declared_heads, delta_float, denominator_extra,
+                      family_tensors, float_dtype, import_torch, modules_of)
 
 
 def _tensor(out: Any, name: str, rows: int) -> Any:
@@ -38,9 +38,10 @@ def _run(fn: Any, X: Any, name: str, dtype: Any = None) -> Any:
     parts = callable_parts(fn)
     if not parts:
         raise ValueError(f"{name}: an empty list of heads")
-    outs = [_tensor(call_on_tokens(f, X, dtype, None, n, eval_mode=False), n, X.shape[0])
-            for f, n in zip(parts, head_labels(name, parts))]
-    return outs[0] if len(outs) == 1 else torch.cat(outs, dim=1), [o.shape[1] for o in outs]
+    labels = head_labels(name, parts)
+    outs = [_tensor(call_on_tokens(f, X, dtype, None, n, eval_mode=False), n, X.shape[0]) for f, n in zip(parts, labels)]
+    widths = [w for f, o, n in zip(parts, outs, labels) for w in part_widths(f, o.shape[1], n)]
+    return outs[0] if len(outs) == 1 else torch.cat(outs, dim=1), widths, any(declared_heads(f) > 1 for f in parts)
 
 
 def head_predictions(fq, fk, v, beta, w, idx, mask, q, delta, heads=None, value_heads=None):
@@ -49,6 +50,7 @@ def head_predictions(fq, fk, v, beta, w, idx, mask, q, delta, heads=None, value_
     ``fq``, ``fk``: ``(N, Σ r_h)``; ``v``, ``w``: ``(N, Σ d_h)``; ``beta``: ``(N,)``; ``idx``:
     ``(B, L)`` token indices (padding clamped to any index, ``mask`` 0 there); ``q``:
     ``(B,)`` the query's token. ``heads``/``value_heads``: the column cuts (one head if ``None``).
+    ``delta``: a float, or a :class:`~certify.torch.tensors.KeyEps` (``eps·Σ_i φ_{Q,h,i}(x)`` in head ``h``).
     """
     heads = list(heads) if heads is not None else [fq.shape[1]]
     value_heads = list(value_heads) if value_heads is not None else [v.shape[1]]
@@ -58,7 +60,8 @@ def head_predictions(fq, fk, v, beta, w, idx, mask, q, delta, heads=None, value_
     c = d = 0
     for r, dv in zip(heads, value_heads):
         alpha = (fq[q][:, None, c:c + r] * fk[idx][:, :, c:c + r]).sum(-1) * mask
-        head = (alpha[:, :, None] * v[idx][:, :, d:d + dv]).sum(1) / (alpha.sum(1) + delta)[:, None]
+        den = alpha.sum(1) + denominator_extra(delta, fq[q][:, c:c + r])
+        head = (alpha[:, :, None] * v[idx][:, :, d:d + dv]).sum(1) / den[:, None]
         out = out + (w[q][:, d:d + dv] * head).sum(1)
         c, d = c + r, d + dv
     return out
@@ -76,9 +79,9 @@ def _readout(r: Any, rows: int):
     return both[:, 0], both[:, 1:]
 
 
-def _head_widths(given: Any, derived: list[int], total: int, name: str, what: str) -> list[int] | None:
+def _head_widths(given: Any, derived: list[int], total: int, name: str, what: str, declared: bool) -> list[int] | None:
     """The column cuts of one kind (heads or value_heads), checked as :func:`certify.torch.check` checks them."""
-    widths = head_widths(given, derived, name, what)
+    widths = head_widths(given, derived, name, what, declared)
     if widths is not None and sum(widths) != total:
         raise ValueError(f"{name} = {widths} sums to {sum(widths)}; the {what} have {total} columns")
     return widths
@@ -89,15 +92,15 @@ def predict_tensors(phi_q, phi_k, values, readout, X, idx, mask, q, delta, heads
         raise ValueError("readout: one callable, returning β and every head's w side by side, not a list")
     if readout is None or values is None:
         raise ValueError(READOUT_NEEDED)
-    (fq, wq), (fk, wk) = _run(phi_q, X, "phi_q", dtype), _run(phi_k, X, "phi_k", dtype)
-    v, wv = _run(values, X, "values", dtype)
+    (fq, wq, dq), (fk, wk, dk) = _run(phi_q, X, "phi_q", dtype), _run(phi_k, X, "phi_k", dtype)
+    v, wv, dv = _run(values, X, "values", dtype)
     beta, w = _readout(call_on_tokens(readout, X, dtype, None, "readout", eval_mode=False), X.shape[0])
     if fq.shape[1] != fk.shape[1] or (len(wq) > 1 or len(wk) > 1) and wq != wk:
         raise ValueError(f"phi_q's heads have widths {wq}, phi_k's {wk}")
     if w.shape[1] != v.shape[1]:
         raise ValueError(f"readout w has width {w.shape[1]}, values {v.shape[1]}")
-    h = _head_widths(heads, wq, fq.shape[1], "heads", "feature maps")
-    vh = _head_widths(value_heads, wv, v.shape[1], "value_heads", "values")
+    h = _head_widths(heads, wq, fq.shape[1], "heads", "feature maps", dq or dk)
+    vh = _head_widths(value_heads, wv, v.shape[1], "value_heads", "values", dv)
     if (h is not None and len(h) > 1) != (vh is not None and len(vh) > 1) or h and vh and len(h) != len(vh):
         raise ValueError(f"heads {h} and value_heads {vh} must give the same number of heads")
     return head_predictions(fq, fk, v, beta, w, idx, mask, q, delta, h, vh)
@@ -162,14 +165,14 @@ def fit(phi_q: Any, phi_k: Any, values: Any, readout: Any, *, family: Any = "ran
     if not params:
         raise ValueError("nothing to train: none of phi_q, phi_k, values, readout is (or uses) a torch.nn.Module "
                          "with parameters")
-    d = delta_float(delta)
+    d = delta if isinstance(delta, KeyEps) else delta_float(delta)
     torch.manual_seed(seed)
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     X, idx, mask, q, target = ft.tokens, ft.inputs.clamp(min=0), ft.mask, ft.query, ft.targets
     parts = (phi_q, phi_k, values, readout)
     args = (X, idx, mask, q, d, heads, value_heads, dtype)
-    progress = Progress(f"fit on {ft.inputs.shape[0]:,} inputs (steps)", total=steps)
+    progress = Progress(f"fit on {ft.inputs.shape[0]:,} inputs (steps)", total=steps, eta=True)
     last = (-1, [p.detach().clone() for p in params])  # the step whose parameters gave a finite loss, and them
     try:
         opt = torch.optim.Adam(params, lr=lr)
@@ -239,12 +242,13 @@ def diagnose(parts: tuple, params: list, args: tuple, names: tuple) -> str:
                              f"{torch.finfo(t.dtype).max:.3g}" if math.isinf(v) and t.is_floating_point()
                              else "an invalid operation (∞ − ∞, 0·∞, 0/0) or an overflow before it")
                     return f"{label} is {v} at token {k[0]} ({''.join(str(int(b)) for b in X[k[0]].tolist())}): {cause}"
-    fq, derived = _run(parts[0], X, "phi_q", dtype)
-    fk, _ = _run(parts[1], X, "phi_k", dtype)
+    fq, derived, _ = _run(parts[0], X, "phi_q", dtype)
+    fk, _, _ = _run(parts[1], X, "phi_k", dtype)
     widths = derived if heads is None else list(heads)
     c = 0
     for h, r in enumerate(widths):
-        den = (fq[q][:, None, c:c + r] * fk[idx][:, :, c:c + r]).sum(-1).mul(mask).sum(1) + d
+        den = (fq[q][:, None, c:c + r] * fk[idx][:, :, c:c + r]).sum(-1).mul(mask).sum(1) \
+            + denominator_extra(d, fq[q][:, c:c + r])
         zero = torch.nonzero(den == 0)
         if len(zero):
             where = f"head {h}, " if len(widths) > 1 else ""

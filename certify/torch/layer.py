@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .tensors import Layout, Owner, import_torch, modules_of, raised
+from .tensors import HeadColumns, KeyEps, Layout, Owner, denominator_extra, import_torch, modules_of, raised
 
 __all__ = ["LinearHead"]
 
@@ -32,25 +32,15 @@ class _Owner(Owner):
         self.own([mod for f in fns if not isinstance(f, torch.nn.Module) for mod in modules_of(f)])
 
 
-class _HeadColumns(_Owner):
-    """Head ``h`` of ``H`` equal column blocks of ``source`` 's output: one head's callable, for ``check`` 's lists."""
-
-    def __init__(self, source: Any, h: int, H: int) -> None:
-        super().__init__()
-        self.source, self.h, self.H = source, h, H
-
-    def forward(self, x: Any) -> Any:
-        out = self.source(x)
-        width = out.shape[-1] // self.H
-        return out[..., self.h * width:(self.h + 1) * width]
-
-
 class _Values(_Owner):
-    """The values ``v(x)`` of every head side by side, ``(…, m) → (…, H·d_v)``."""
+    """The values ``v(x)`` of every head side by side, ``(…, m) → (…, H·d_v)``: ``heads`` equal parts, which
+    ``check`` and the rest see as the heads' values (:func:`~certify.torch.tensors.declared_heads`)."""
 
-    def __init__(self, v_proj: Any) -> None:
+    declares_heads = True
+
+    def __init__(self, v_proj: Any, heads: int = 1) -> None:
         super().__init__()
-        self.v_proj = v_proj
+        self.v_proj, self.heads = v_proj, heads
         self._own(v_proj)
 
     def forward(self, x: Any) -> Any:
@@ -166,7 +156,9 @@ class LinearHead(_Owner):
     cutting a fused projection); ``None`` is the identity. ``out_proj`` (``O``) and
     ``predict`` (``P``, to one output) must be affine — ``Linear`` layers, dropout off — and
     are checked to be so. ``residual=True``: the prediction layer sees ``x_i + O(heads)``.
-    ``delta``: the library's denominator constant (its ``eps``). ``heads``: ``H``.
+    ``delta``: the library's denominator constant (its ``eps``), or ``KeyEps(eps)`` when the library adds ``eps`` to
+    the key sum (``δ(x) = eps·Σ_i φ_i(x)``: performer-pytorch's causal op). ``heads``: ``H``, which ``phi_q``,
+    ``phi_k`` and ``values`` declare: ``check(head.phi_q, head.phi_k, values=head.values, …)`` checks ``H`` heads.
 
     :meth:`parts` gives the keyword arguments of ``fit``, ``check``, ``compare`` and
     ``predict``; :meth:`layer` wraps the library's own layer with ``P`` for ``compare``;
@@ -190,7 +182,7 @@ class LinearHead(_Owner):
         self.phi_q = Layout(feature_map, layout, heads, project=q_proj)
         self.phi_k = Layout(key_feature_map if key_feature_map is not None else feature_map, layout, heads,
                             project=k_proj)
-        self.values = _Values(v_proj)
+        self.values = _Values(v_proj, heads)
         self.readout = _Readout(out_proj, predict, self.residual)
         object.__setattr__(self.readout, "values_of", self.values)  # its width, not a second owner
 
@@ -204,7 +196,7 @@ class LinearHead(_Owner):
         if H == 1:
             return {"phi_q": self.phi_q, "phi_k": self.phi_k, "values": self.values, "readout": self.readout,
                     "delta": self.delta}
-        cols = lambda f: [_HeadColumns(f, h, H) for h in range(H)]  # noqa: E731
+        cols = lambda f: [HeadColumns(f, h, H) for h in range(H)]  # noqa: E731
         return {"phi_q": cols(self.phi_q), "phi_k": cols(self.phi_k), "values": cols(self.values),
                 "readout": self.readout, "delta": self.delta}
 
@@ -221,10 +213,12 @@ class LinearHead(_Owner):
         H = self.heads
         fq, fk, v = self.phi_q(x), self.phi_k(x), self.values(x)
         r, dv = fq.shape[-1] // H, v.shape[-1] // H
+        d = self.delta if isinstance(self.delta, KeyEps) else float(self.delta)
         outs = []
         for h in range(H):
             a = torch.einsum("bir,bjr->bij", fq[..., h * r:(h + 1) * r], fk[..., h * r:(h + 1) * r])
+            extra = denominator_extra(d, fq[..., h * r:(h + 1) * r])
             outs.append(torch.einsum("bij,bjd->bid", a, v[..., h * dv:(h + 1) * dv])
-                        / (a.sum(-1, keepdim=True) + float(self.delta)))
+                        / (a.sum(-1) + extra)[..., None])
         ro = self.readout(x)
         return ro[..., 0] + (ro[..., 1:] * torch.cat(outs, -1)).sum(-1)

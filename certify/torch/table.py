@@ -12,8 +12,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ..kernels.audit import FamilySpec
-from ..kernels.table import KernelTable, table_from_arrays
-from .tensors import as_array, token_bits, call_on_tokens, token_tensor, import_torch, family_tokens
+from ..kernels.table import KernelTable, TableFormatError, table_from_arrays
+from .tensors import (KeyEps, as_array, call_on_tokens, declared_heads, family_tokens, import_torch, token_bits,
+                      token_tensor)
 
 
 def callable_parts(fn: Any) -> list[Callable]:
@@ -37,7 +38,21 @@ def _hstack(arrays: list[np.ndarray], name: str) -> np.ndarray:
     return np.concatenate(arrays, axis=1)
 
 
-def head_widths(given: Any, derived: list[int] | None, name: str, what: str) -> list[int] | None:
+def part_widths(fn: Any, width: int, label: str) -> list[int]:
+    """The widths of the heads in one callable's ``width`` output columns: those it declares (a :class:`Layout` of
+    ``H`` heads: ``H`` equal parts, never one head whose kernel is their sum), else one head."""
+    H = declared_heads(fn)
+    if H > 1 and width % H:
+        raise ValueError(f"{label}: it declares {H} heads (heads={H}) but returned {width} columns, which do not "
+                         f"split into {H} equal heads")
+    return [width // H] * H
+
+
+def head_widths(given: Any, derived: list[int] | None, name: str, what: str, declared: bool = False) -> list[int] | None:
+    """The heads' widths: ``given`` (``heads=`` / ``value_heads=``) checked against those the callables give.
+
+    ``declared``: some of ``derived`` come from a callable that declares its heads (a :class:`Layout`); then
+    ``given`` must be those, and the message says why one head is not an option."""
     if given is None:
         return derived if derived is not None and len(derived) > 1 else None
     if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
@@ -48,6 +63,11 @@ def head_widths(given: Any, derived: list[int] | None, name: str, what: str) -> 
             raise ValueError(f"{name}: each width must be an integer ≥ 1, not {v!r}")
         widths.append(int(v))
     if derived is not None and len(derived) > 1 and widths != derived:
+        if declared:
+            raise ValueError(f"{name} = {widths}, but the {what} declare {len(derived)} heads of widths {derived} "
+                             f"(a Layout's heads=): several heads are checked as those heads, each with its own "
+                             f"denominator, never as one head whose kernel is their sum; leave {name} out, or build "
+                             "the Layout with the heads you mean")
         raise ValueError(f"{name} = {widths}, but the per-head {what} have widths {derived}")
     return widths
 
@@ -71,6 +91,7 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
     N = tokens.shape[0]
     out: dict[str, np.ndarray] = {}
     widths: dict[str, list[int]] = {}
+    declared: dict[str, bool] = {}
     with torch.no_grad():
         for name, fn in (("phi_q", phi_q), ("phi_k", phi_k), ("values", values)):
             if fn is None:
@@ -78,10 +99,11 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
             parts = callable_parts(fn)
             if not parts:
                 raise ValueError(f"{name}: an empty list of heads")
-            arrs = [as_array(call_on_tokens(f, tokens, dtype, None, n), n, N, 2)
-                    for f, n in zip(parts, head_labels(name, parts))]
+            labels = head_labels(name, parts)
+            arrs = [as_array(call_on_tokens(f, tokens, dtype, None, n), n, N, 2) for f, n in zip(parts, labels)]
             out[name] = _hstack(arrs, name)
-            widths[name] = [a.shape[1] for a in arrs]
+            widths[name] = [w for f, a, n in zip(parts, arrs, labels) for w in part_widths(f, a.shape[1], n)]
+            declared[name] = any(declared_heads(f) > 1 for f in parts)
         if readout is not None:
             if isinstance(readout, (list, tuple)):
                 raise ValueError("readout: one callable, returning β and every head's w side by side "
@@ -101,11 +123,18 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
     if out["phi_q"].shape[1] != out["phi_k"].shape[1]:
         raise ValueError(f"phi_q has width {out['phi_q'].shape[1]}, phi_k {out['phi_k'].shape[1]}")
     if len(widths["phi_q"]) != len(widths["phi_k"]) or (len(widths["phi_q"]) > 1 and widths["phi_q"] != widths["phi_k"]):
-        raise ValueError(f"phi_q's heads have widths {widths['phi_q']}, phi_k's {widths['phi_k']}")
+        raise ValueError(f"phi_q's heads have widths {widths['phi_q']}, phi_k's {widths['phi_k']}"
+                         + ("; a Layout declares its heads (heads=): give both maps the same heads"
+                            if declared["phi_q"] or declared["phi_k"] else ""))
     if "w" in out and out["w"].shape[1] != out["values"].shape[1]:
         raise ValueError(f"readout w has width {out['w'].shape[1]}, values {out['values'].shape[1]}")
-    h = head_widths(heads, widths["phi_q"], "heads", "feature maps")
-    vh = head_widths(value_heads, widths.get("values"), "value_heads", "values")
+    h = head_widths(heads, widths["phi_q"], "heads", "feature maps", declared["phi_q"] or declared["phi_k"])
+    vh = head_widths(value_heads, widths.get("values"), "value_heads", "values", declared.get("values", False))
+    if h is not None and len(h) > 1 and readout is None and (declared["phi_q"] or declared["phi_k"]):
+        raise ValueError(f"phi_q, phi_k declare {len(h)} heads (a Layout's heads={len(h)}): several heads are checked "
+                         "as those heads, by their predictions, never as one head whose kernel is their sum; give "
+                         "values= and readout= (certify.torch.LinearHead builds them), or check one head alone, kernel "
+                         "only: check(phi_q.head(0), phi_k.head(0))")
     if h is not None and len(h) > 1 and "values" in out and vh is None:
         raise ValueError(f"{len(h)} heads: give values as a list of per-head callables, or value_heads=[d_0, …]")
     if h is not None:
@@ -117,9 +146,56 @@ def evaluate(phi_q: Any, phi_k: Any, *, values: Any = None, readout: Callable | 
 
 def head_table(phi_q, phi_k, values, readout, fam: FamilySpec, delta, heads=None,
                value_heads=None, dtype=None) -> tuple[KernelTable, dict[str, np.ndarray], list[str]]:
+    """The callables evaluated on the family's tokens: ``(table, arrays, token bits)``; ``delta`` a number or a
+    :class:`~certify.torch.tensors.KeyEps` (then the table is :class:`QueryScaledTable`)."""
     tokens, _ = family_tokens(fam)
     bits = [token_bits(z, fam.m) for z in tokens]
     X = token_tensor(bits, fam.m)
     arrays = evaluate(phi_q, phi_k, values=values, readout=readout, tokens=X, heads=heads, value_heads=value_heads,
                       dtype=dtype)
+    if isinstance(delta, KeyEps):
+        return QueryScaledTable(table_from_arrays(bits, arrays, delta.value)), arrays, bits
     return table_from_arrays(bits, arrays, delta), arrays, bits
+
+
+class QueryScaledTable(KernelTable):
+    """The head of ``delta=KeyEps(eps)`` in the model class: query features ``φ_{Q,h}(x)/s_h(x)``, ``δ = eps``.
+
+    ``s_h(x) = Σ_i φ_{Q,h,i}(x)``, head by head. Dividing a head's numerator and denominator
+    ``Σ_j α_h(x, x_j) + eps·s_h(x)`` by ``s_h(x) > 0`` leaves its output unchanged, so the
+    predictions are the library's; the kernel's rows are scaled by positive numbers, so its
+    ranks are too (docs/math.md §2, "A query-dependent denominator"). Exact: the rows of
+    ``phi_q`` are divided as rationals when a check reads them; a token whose ``s_h ≤ 0`` is
+    refused (the phantom key's weight ``eps·s_h`` must be positive). Not an ``.npz`` table:
+    ``φ_Q/s`` is no float64 (``export`` refuses it).
+    """
+
+    def __init__(self, table: KernelTable) -> None:
+        self.__dict__.update(table.__dict__)
+
+    def _rows(self, name: str, idx: list[int], cols: list[int] | None = None):
+        rows = super()._rows(name, idx, None if name == "phi_q" else cols)
+        if name != "phi_q":
+            return rows
+        from flint import fmpq, fmpq_mat
+
+        width = rows.ncols()
+        entries = rows.entries()
+        out = list(entries)
+        start = 0
+        for h, r in enumerate(self.heads):
+            for k, i in enumerate(idx):
+                s = sum(entries[k * width + start:k * width + start + r], fmpq(0))
+                if not s > 0:
+                    head = f" of head {h}" if len(self.heads) > 1 else ""
+                    raise TableFormatError(
+                        f"delta=KeyEps: the query features{head} of token {token_bits(self.tokens[i], self.m)} sum to "
+                        f"{float(s):.3g}; eps·Σ_i φ_Q,i(x) is then no positive phantom weight (docs/math.md §2, "
+                        "\"A query-dependent denominator\"): KeyEps needs query features whose sum is > 0")
+                for c in range(start, start + r):
+                    out[k * width + c] = entries[k * width + c] / s
+            start += r
+        scaled = fmpq_mat(len(idx), width, out)
+        if cols is None:
+            return scaled
+        return fmpq_mat(len(idx), len(cols), [scaled[k, c] for k in range(len(idx)) for c in cols])

@@ -168,6 +168,83 @@ def delta_float(delta: Any) -> float:
     return d
 
 
+class KeyEps:
+    """A denominator that depends on the query: ``δ_h(x) = eps·Σ_i φ_{Q,h,i}(x)`` in each head ``h`` (docs/torch.md).
+
+    What a library computes when it adds ``eps`` to every coordinate of the key sum —
+    performer-pytorch's causal op, ``q·(Σ_j k_j + eps)`` — instead of to the denominator:
+    ``Σ_j ⟨φ_Q(x), φ_K(x_j)⟩ + eps·Σ_i φ_{Q,i}(x)``, a phantom key whose features are all
+    ``eps``. Give it as ``delta=KeyEps(eps)`` (``check``, ``predict``, ``compare``, ``fit``,
+    ``LinearHead``). It is in the model class: where ``s_h(x) = Σ_i φ_{Q,h,i}(x) > 0`` the head
+    is the one with query features ``φ_{Q,h}/s_h`` and the constant ``δ = eps`` — the same
+    prediction, and the same kernel ranks (docs/math.md §2, "A query-dependent denominator");
+    ``check`` checks that head exactly. ``eps``: a number ``> 0`` that a float64 holds, read
+    as ``delta`` is (:func:`delta_float`).
+    """
+
+    def __init__(self, eps: Any) -> None:
+        self.eps = delta_float(eps)
+        if self.eps == 0:
+            raise ValueError(f"KeyEps({eps!r}): eps > 0 (with eps = 0 there is no denominator term: delta=0)")
+        self.value = eps  # as given: the table reads it exactly (a string "1e-6" as the decimal it spells)
+
+    def __repr__(self) -> str:
+        return f"KeyEps({self.value!r})"
+
+    def extra(self, fq: Any) -> Any:
+        """The term a head adds to its denominators: ``eps`` times the row sums of its query features ``fq``."""
+        return self.eps * fq.sum(-1)
+
+
+def denominator_extra(delta: Any, fq: Any) -> Any:
+    """What a head adds to ``Σ_j α``: ``δ`` (a float), or ``eps·Σ_i φ_{Q,i}(x)`` for a :class:`KeyEps` (``fq``: that
+    head's query features at each input's query)."""
+    return delta.extra(fq) if isinstance(delta, KeyEps) else delta
+
+
+class Stages:
+    """Progress of a long ``check``, ``predict`` or ``compare`` on stderr, as the CLI shows its own (docs/torch.md).
+
+    A :class:`certify.check.Progress`: silent for 2 s, then the stage (and the count of inputs,
+    where there is one) with the time so far; ``CERTIFY_PROGRESS=0`` silences it, ``=1`` shows it
+    at once. A stage that reports nothing while it runs (the exact check) is kept on screen by
+    a timer thread, which only reads the current stage. Use as a context manager.
+    """
+
+    def __init__(self, label: str, total: int | None = None) -> None:
+        import threading
+
+        from ..check import Progress
+
+        self.progress = Progress(label, total=total)
+        self.stage, self.done = "", None
+        self._lock, self._stop = threading.Lock(), threading.Event()
+        self._thread = None
+        if self.progress.stream is not None:
+            self._thread = threading.Thread(target=self._tick, daemon=True, name="certify.torch progress")
+            self._thread.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            self.update()
+
+    def update(self, done: int | None = None, stage: str | None = None) -> None:
+        """Say ``stage`` (kept until the next) and ``done`` inputs so far (kept too)."""
+        with self._lock:
+            self.stage = self.stage if stage is None else stage
+            self.done = self.done if done is None else done
+            self.progress.update(self.done, self.stage)
+
+    def __enter__(self) -> "Stages":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.progress.close()
+
+
 def positive_ints(**values: Any) -> None:
     """``ValueError`` naming the first of ``values`` (``max_inputs=…``, ``batch=…``) that is not an integer ≥ 1."""
     for name, v in values.items():
@@ -204,14 +281,24 @@ _CLASH = ("same dtype", "expected scalar type", "must have the same dtype", "sam
           "found dtype", "input type", "should be the same")
 
 
+#: Words of torch's messages when two shapes do not fit (``mat1 and mat2 shapes cannot be multiplied``).
+_SHAPES = ("shapes cannot be multiplied", "size mismatch", "must match the size", "is invalid for input of size",
+           "does not broadcast", "but got input of size")
+
+
 def _called(fn: Callable, x: Any, name: str) -> Any:
     try:
         return fn(x)
     except RuntimeError as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        if not any(w in text.lower() for w in _CLASH):
-            raise
-        raise ValueError(f"{name}: torch says {text!r}; {clash_advice(fn, x)}") from None
+        if any(w in text.lower() for w in _CLASH):
+            raise ValueError(f"{name}: torch says {text!r}; {clash_advice(fn, x)}") from None
+        if any(w in text.lower() for w in _SHAPES):
+            m = x.shape[-1]
+            raise ValueError(f"{name}: torch says {text!r}; the family's tokens have m = {m} (it got a tensor of "
+                             f"shape {tuple(x.shape)}): if it was built for tokens of another width, check it on a "
+                             f"family of its own m, or build its first layers for m = {m}") from None
+        raise
 
 
 def clash_advice(fn: Callable, x: Any) -> str:
@@ -219,6 +306,15 @@ def clash_advice(fn: Callable, x: Any) -> str:
     torch = import_torch()
     got = f"it got the tokens as {str(x.dtype).replace('torch.', '')} on {x.device}"
     if isinstance(fn, torch.nn.Module):
+        held = {(t.dtype, t.device.type) for mod in all_modules(fn) for t in (*mod.parameters(recurse=False),
+                                                                              *mod.buffers(recurse=False))
+                if t.is_floating_point()}
+        if held and held <= {(x.dtype, x.device.type)}:
+            name = str(x.dtype).replace("torch.", "")
+            way = ("compare in float32: module.float() (exact for its parameters), then compare(…) again"
+                   if name in ("bfloat16", "float16") else "make that tensor like the layer's input (x.new_ones(…))")
+            return (f"{got}, and every parameter and buffer it holds is {name} on {x.device} already: a tensor made "
+                    f"inside the layer's call (a mask or constant: torch.ones(…) is float32) is of another dtype; {way}")
         return (f"{got}, the dtype and device of its first floating parameter or buffer; give the module's "
                 "parameters and buffers one dtype and device (module.to(...))")
     inner = modules_used_by(fn)
@@ -459,6 +555,25 @@ def a_device(device: Any, name: str = "device") -> Any:
         raise ValueError(f"{name} = {device!r}: a torch device, e.g. 'cpu', 'cuda:0', 'mps' or 'meta'") from None
 
 
+class HeadColumns(Owner):
+    """Head ``h`` of ``H`` equal column blocks of ``source`` 's output: one head's callable (``Layout.head``, the lists
+    of ``LinearHead.parts``). It declares no heads: it is one."""
+
+    def __init__(self, source: Any, h: int, H: int) -> None:
+        super().__init__()
+        self.source, self.h, self.H = source, h, H
+
+    def forward(self, x: Any) -> Any:
+        out = self.source(x)
+        width = out.shape[-1] // self.H
+        return out[..., self.h * width:(self.h + 1) * width]
+
+
+def declared_heads(fn: Any) -> int:
+    """The heads a callable declares (a :class:`Layout` 's ``heads``, a ``LinearHead`` 's values), 1 for any other."""
+    return int(fn.heads) if getattr(fn, "declares_heads", False) else 1
+
+
 class Layout(Owner):
     """A library's feature map, written for its own tensor layout, as a module on certify's tokens (docs/torch.md).
 
@@ -504,8 +619,18 @@ class Layout(Owner):
                 raise ValueError("Layout: modules= is a list of torch.nn.Module (the modules fn uses)")
         self.own([mod for mod in modules if mod is not fn and mod is not project])
 
+    #: Its ``heads`` are the heads ``check``, ``predict``, ``compare``, ``fit`` and ``verify_tokenwise`` see: its columns are
+    #: cut into ``heads`` equal parts (:func:`declared_heads`), never summed into one head.
+    declares_heads = True
+
     def extra_repr(self) -> str:
         return f"layout={self.layout!r}, heads={self.heads}"
+
+    def head(self, h: int) -> HeadColumns:
+        """Head ``h`` alone (its columns), e.g. to check one head kernel only: ``check(phi_q.head(0), phi_k.head(0))``."""
+        if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 0 <= h < self.heads:
+            raise ValueError(f"head {h!r}: an integer from 0 to {self.heads - 1} (the Layout has {self.heads} head(s))")
+        return HeadColumns(self, int(h), self.heads)
 
     def forward(self, x: Any) -> Any:
         torch = import_torch()

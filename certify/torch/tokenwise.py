@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .tensors import (MAX_TENSOR_INPUTS, call_on_tokens, delta_float, family_tensors, import_torch,
-                      positive_ints)
+from .tensors import (MAX_TENSOR_INPUTS, KeyEps, call_on_tokens, declared_heads, delta_float, family_tensors,
+                      import_torch, positive_ints)
 
 #: Relative tolerance by the module's output dtype: the same map on two batch shapes differs by
 #: a few units in the last place (matrix products are blocked differently); a sequence-dependent
@@ -177,13 +177,12 @@ def _outputs(out: Any, name: str, rows: int, length: int, width: int | None) -> 
 
 def _head_cuts(heads: Any, module: Any, width: int) -> list[tuple[int, int]]:
     """``[(start, end), …]`` of each head's columns: ``heads`` an int (equal parts) or widths; default a Layout's heads."""
-    from .tensors import Layout
-
+    own = declared_heads(module)
     if heads is None:
-        heads = module.heads if isinstance(module, Layout) else 1
+        heads = own
     count = heads if isinstance(heads, (int, np.integer)) else len(heads) if hasattr(heads, "__len__") else None
-    if isinstance(module, Layout) and count is not None and count > module.heads:
-        raise ValueError(f"heads = {heads!r}: the Layout has {module.heads} head(s); a factor per sequence is fitted "
+    if getattr(module, "declares_heads", False) and count is not None and count > own:
+        raise ValueError(f"heads = {heads!r}: the Layout has {own} head(s); a factor per sequence is fitted "
                          "per head, so more heads than it has could call a factor per column harmless")
     if isinstance(heads, (bool, np.bool_)):
         raise ValueError(f"heads = {heads!r}: an integer ≥ 1 or a list of widths")
@@ -229,7 +228,7 @@ def verify_tokenwise(module: Callable, family: Any = "rank-nine", *, max_inputs:
     tol = None if rtol is None else float(rtol)
     if tol is not None and not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"rtol = {rtol!r}: a finite number ≥ 0")
-    d = delta_float(delta)
+    d = delta.eps if isinstance(delta, KeyEps) else delta_float(delta)
     ft = family_tensors(family)
     if ft.inputs is None:
         raise ValueError(f"{ft.family.source}: more than {MAX_TENSOR_INPUTS:,} inputs; give a smaller family")
