@@ -21,6 +21,11 @@ A code is given by name or by a file (docs/math.md §5–§6):
 ``greedy:M:Δ[:T]``
     The greedy colex code of length ``M``, weight ``M/2``, directed distance ``≥ Δ``
     (with ``T``, the scan stops after ``T`` words).
+``random:M:W:D[:N][:SEED]``
+    A seeded random code: uniformly random weight-``W`` words of length ``M``, each kept
+    when at directed distance ``≥ D`` from all kept ones, until ``N`` words (default
+    5,000; ``SEED`` default 0) or a counted budget (:mod:`codes.random_codes`; the same
+    code on any machine).
 a path
     A text file with one 0/1 word per line (character ``k`` = coordinate ``k``); blank
     lines and lines starting with ``#`` are ignored. All words have one length; their
@@ -280,6 +285,10 @@ def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
         return code
     if spec.startswith(("hadamard:", "greedy:")):
         return _spec_code(spec)
+    if spec.startswith("random:"):
+        from .random_codes import load_random
+
+        return load_random(spec)
     if spec.startswith("lexicode:"):
         parts = spec.split(":")[1:]
         try:
@@ -290,16 +299,16 @@ def load_code(spec: str) -> BinaryCode | ConstantWeightCode:
     if not os.path.exists(spec):
         raise CodeSpecError(
             f"code {spec!r} is neither a built-in ({', '.join(_BUILDERS)}, lexicode:M:W:D, hadamard:ORDER[:T], "
-            "greedy:M:Δ[:T]) nor an existing file"
+            "greedy:M:Δ[:T], random:M:W:D[:N][:SEED]) nor an existing file"
         )
     return read_code_file(spec)
 
 
 def code_name(spec: str) -> str:
-    """A short name for output files: the built-in name, ``lexicode-M-W-D``, or the file's stem."""
+    """A short name for output files: the built-in name, ``lexicode-M-W-D``, ``random-M-W-D…``, or the file's stem."""
     if spec in _BUILDERS:
         return spec
-    if spec.startswith("lexicode:"):
+    if spec.startswith(("lexicode:", "random:")):
         return spec.replace(":", "-")
     stem = os.path.splitext(os.path.basename(spec))[0]
     return stem or "code"

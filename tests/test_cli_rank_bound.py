@@ -194,3 +194,19 @@ def _run(*args: str) -> tuple[int, str, str]:
     """``certify ARGS`` in this process (conftest.run_cli_here): ``(exit code, stdout, stderr)``."""
     proc = run_cli_here(*args)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_max_work_is_the_limit_built_within_and_verified_with(tmp_path):
+    """--max-work goes to the producer's limit and the checker's: the exact work passes, one less is refused (exit 2)."""
+    from certify.check import compact_work
+
+    work = compact_work(46, 3, 24)  # hadamard24: 46 words, chains of at most 3 jumps (12 → 4+4+4)
+    out = tmp_path / "h.json"
+    proc = run_cli_here("rank-bound", "--code", "hadamard24", "--form", "compact", "--max-work", str(work),
+                        "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "re-read the file: r ≥ 30" in proc.stdout
+    proc = run_cli_here("rank-bound", "--code", "hadamard24", "--form", "compact", "--max-work", str(work - 1),
+                        "--out", str(tmp_path / "g.json"))
+    assert_one_line_error(proc, 2)
+    assert f"at most {work - 1:,} by --max-work" in proc.stderr and not (tmp_path / "g.json").exists()

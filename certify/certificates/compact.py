@@ -89,9 +89,11 @@ def family_bytes(inputs: int, n: int, m: int) -> int:
 
 def build_compact_certificate(
     code, plan: GapPlan, length: int = 3, error=HALF, rank_at_least: int | None = None,
-    note: str | None = None, bound=None, argument=None,
+    note: str | None = None, bound=None, argument=None, max_work: int | None = None,
 ) -> dict[str, Any]:
     """The version-2 certificate of ``code`` under ``plan`` (A.2; docs/math.md §3–§5).
+
+    ``max_work``: the checker's work limit to stay within (``--max-work``; default ``MAX_COMPACT_WORK``).
 
     Parameters
     ----------
@@ -114,7 +116,7 @@ def build_compact_certificate(
         If the plan cannot bridge some pair or the claim exceeds the bound.
     """
     eps = exact(error, "error")
-    check_compact_limits(code.size, plan, code.length)
+    check_compact_limits(code.size, plan, code.length, max_work)
     b = bound if bound is not None else code_bound(code, plan, length, eps)
     claimed, arg = settle_claim(b.t, b.by_factor, b.rank_at_least, rank_at_least, argument, "the code and plan prove",
                                 classes=b.classes, length=code.length if code.weight is not None else None)
@@ -162,7 +164,7 @@ def build_compact_certificate(
     return cert
 
 
-def check_compact_limits(t: int, plan: GapPlan | None = None, m: int = 64) -> None:
+def check_compact_limits(t: int, plan: GapPlan | None = None, m: int = 64, max_work: int | None = None) -> None:
     """Refuse, before any quadratic work, a code the checker would refuse (docs/certificate-format.md, "Limits").
 
     Raises
@@ -170,16 +172,20 @@ def check_compact_limits(t: int, plan: GapPlan | None = None, m: int = 64) -> No
     CertificateBuildError
         If ``t`` exceeds ``MAX_COMPACT_WORDS`` or, given a plan, the generation work
         :func:`certify.check.compact_work` ``(t, k, m)`` or the per-query size
-        ``(t−1)(k+1)`` exceeds its limit.
+        ``(t−1)(k+1)`` exceeds its limit (the work limit: ``max_work``, as the checker's
+        ``--max-work``, or by default ``MAX_COMPACT_WORK``).
     """
     if t > MAX_COMPACT_WORDS:
         raise CertificateBuildError(f"{t:,} words; a certificate (compact, version 2) has at most {MAX_COMPACT_WORDS:,}")
     if plan is not None:
         k = max(len(g) for _, g in plan.entries)
-        if compact_work(t, k, m) > MAX_COMPACT_WORK or (t - 1) * (k + 1) > MAX_COMPACT_QUERY:
+        limit = MAX_COMPACT_WORK if max_work is None else max_work
+        if compact_work(t, k, m) > limit or (t - 1) * (k + 1) > MAX_COMPACT_QUERY:
             raise CertificateBuildError(
                 f"{t:,} words of {m} bits with chains of up to {k} jumps exceed the checker's work limit "
-                f"(t(t−1)(k+1)⌈m/64⌉ ≤ {MAX_COMPACT_WORK:,}, (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,})")
+                f"(t(t−1)(k+1)⌈m/64⌉ = {compact_work(t, k, m):,}, at most {limit:,}"
+                f"{'' if max_work is None else ' by --max-work'}; (t−1)(k+1) ≤ {MAX_COMPACT_QUERY:,})"
+                + ("" if max_work is not None else ": a larger --max-work raises the first"))
 
 
 def code_and_plan(doc: dict[str, Any]) -> tuple[BinaryCode | ConstantWeightCode, GapPlan, int]:

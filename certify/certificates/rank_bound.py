@@ -74,6 +74,7 @@ EXPLICIT_MAX_INPUTS = 50_000
 def rank_bound_certificate(
     code, plan: GapPlan, length: int = 3, error=HALF, form: str = "auto",
     rank_at_least: int | None = None, note: str | None = None, bound: CodeBound | None = None, argument=None,
+    max_work: int | None = None,
 ) -> dict[str, Any]:
     """The certificate of ``code`` under ``plan``: explicit (version 1) or compact (version 2).
 
@@ -89,6 +90,8 @@ def rank_bound_certificate(
     argument : {None, "best", "trace-frobenius", "shifted", "square", "null-shifted", "square-kernel"} or Argument
         The final step (docs/math.md §5): ``None`` is plain trace–Frobenius, ``"best"`` the
         sharpest (:func:`certify.lemmas.choice.choose`).
+    max_work : int, optional
+        The checker's compact work limit to build within (``--max-work``; default its own).
 
     Raises
     ------
@@ -110,7 +113,7 @@ def rank_bound_certificate(
                 and explicit_bytes_at_least(code, length, inputs) <= _max_file_bytes() else "compact")
     if form == "compact":
         return _spellable(build_compact_certificate(code, plan, length, error, rank_at_least, note=note, bound=bound,
-                                                    argument=argument))
+                                                    argument=argument, max_work=max_work))
     if code.weight is None:
         raise CertificateBuildError("the explicit form (version 1) needs words of one weight; use the compact form")
     explicit_size_or_refuse(code, plan, length, inputs)

@@ -6,7 +6,8 @@ import time
 import click
 
 from ..check import EXIT_MALFORMED, EXIT_VERIFIED, CertificateError, check, exact_text, run
-from ..search import DEFAULT_BUDGET
+from ..lemmas.ceiling import ceiling_line
+from ..search import DEFAULT_BUDGET, RANDOM_SEED_WORDS
 from .common import InputError, Rejected, _echo_written, _write_and_reverify, cli, exit_codes, refuse_same_file, strict_json
 
 
@@ -282,10 +283,22 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
 # --------------------------------------------------------------------------- rank-bound (issue 10)
 
 
+def _ceiling_json(t: int, m: int, cert: dict, length: int, error) -> dict | None:
+    """The ``ceiling`` of a ``--json`` summary: the bound no covered last step exceeds, or ``None`` where it does not apply."""
+    from ..lemmas.ceiling import CEILING_STEPS, ceiling, covers
+
+    if ceiling_line(t, m, cert.get("argument"), length, error) is None:
+        return None
+    return {"rank_at_most_certifiable": ceiling(t, m), "t": t, "m": m,
+            "steps": [s or "trace-frobenius" for s in CEILING_STEPS[1:]],
+            "covers_this_certificate": covers(cert.get("argument"))}
+
+
 @exit_codes("written, and re-verified by the independent checker", internal="the checker rejects our own certificate (a bug)")
 @cli.command("rank-bound")
 @click.option("--code", "code_spec", required=True, metavar="NAME|PATH",
-              help="rank-nine, hadamard24, golay24, hadamard:ORDER[:T], greedy:M:Δ[:T], lexicode:M:W:D, or a file of 0/1 words (one per line).")
+              help="rank-nine, hadamard24, golay24, hadamard:ORDER[:T], greedy:M:Δ[:T], lexicode:M:W:D, random:M:W:D[:N][:SEED], "
+                   "or a file of 0/1 words (one per line).")
 @click.option("--chains", "plan_name", type=click.Choice(["best", "paper", "direct"]), default="best", show_default=True,
               help="best: the largest chain factor per directed distance; paper: gaps of 3 (§6.1); direct: one jump.")
 @click.option("--length", "length", type=click.IntRange(3, 1000), default=3, show_default=True,
@@ -295,16 +308,21 @@ def unique_minimizer_cmd(code: str, chains: str, out: str, argument: str, as_jso
 @_FORM_OPTION
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default NAME.cert.json).")
 @_ARGUMENT_OPTION
+@click.option("--max-work", "max_work", type=click.IntRange(1, 10**18 - 1), metavar="N",
+              help="The checker's compact work limit t(t−1)(k+1)⌈m/64⌉ to build within and verify with (default the "
+                   "checker's, 4·10⁸); a reader verifies with python certify/check.py --max-work N.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
 def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str, form: str, out: str | None,
-                   argument: str, as_json: bool) -> int:
+                   argument: str, max_work: int | None, as_json: bool) -> int:
     """Certify a rank lower bound from any code: build, write, re-verify (docs/math.md §3–§5).
 
     Every ordered pair of codewords gets a chain of jumps chosen by the plan; the
     last step that proves most from the chain factors (--argument best: trace–Frobenius,
     shifted, square, null-shifted or square-kernel, docs/math.md §5) is written as a certificate (explicit for small
     families, compact for large ones) and re-checked by the independent checker; both
-    the trace–Frobenius bound and the sharper one are printed.
+    the trace–Frobenius bound and the sharper one are printed, and the ceiling: what
+    trace–Frobenius, shift and null-space step can prove at most from any family of that many
+    words (docs/math.md §5, "The ceiling of the family method").
     """
     from codes import CodeError, code_name, load_code
 
@@ -320,22 +338,26 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
         check_compact_limits(code.size)  # before the quadratic distance count
         plan = make_plan(code, plan_name, length, error)
         bound = code_bound(code, plan, length, error)
-        cert = rank_bound_certificate(code, plan, length, error, form, bound=bound, argument=argument)
+        cert = rank_bound_certificate(code, plan, length, error, form, bound=bound, argument=argument, max_work=max_work)
     except (ValueError, CodeError, CertificateBuildError) as exc:
         raise InputError(str(exc)) from None
     out = out or f"{code_name(code_spec)}.cert.json"
-    verified, size = _write_and_reverify(cert, out, proved_bound(cert))
+    verified, size = _write_and_reverify(cert, out, proved_bound(cert), max_work)
+    ceiling = ceiling_line(code.size, code.length, cert.get("argument"), length, error)
     if as_json:
         click.echo(strict_json({
             "claim": cert["claim"], "code": code_spec, "chains": plan_name, "plan": plan.to_json(),
             "version": cert["version"], "out": out, "bytes": size, "sha256": cert["sha256"],
             "counts": verified.counts, "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
-            "argument": cert.get("argument"), "verified": True,
+            "argument": cert.get("argument"), "ceiling": _ceiling_json(code.size, code.length, cert, length, error),
+            "verified": True,
         }))
         return EXIT_VERIFIED
     click.echo(f"certify rank-bound (code: {code_spec}, chains: {plan_name})")
     for line in describe(cert, code, plan, bound) + (tried_lines(cert) if argument == "best" else []):
         click.echo("  " + line)
+    if ceiling:
+        click.echo(f"  ceiling     {ceiling}")
     click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
     click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
     return EXIT_VERIFIED
@@ -356,21 +378,30 @@ def rank_bound_cmd(code_spec: str, plan_name: str, length: int, error_text: str,
               help="Extra cap in seconds on the whole command: the search, the certificate and its verification (the "
                    "code is trimmed to what can be certified in the time left). If it ends the search before the budget "
                    "does, the output says so and the result is not reproducible. Default: none.")
-@click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed of the local search.")
+@click.option("--seed", "seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
+              help="Random seed of the local search and of the random seed codes.")
+@click.option("--random-words", "random_words", type=click.IntRange(2, 16_384), default=RANDOM_SEED_WORDS, show_default=True,
+              metavar="N", help="Words of each random seed (random:M:⌊M/2⌋:D:N:SEED with SEED = --seed, used where the middle layer is too large "
+                                "to take whole, m ≥ 21); the code size stays capped by the checker's work limit.")
 @_FORM_OPTION
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Where to write the certificate (default search-mM.cert.json).")
 @_ARGUMENT_OPTION
+@click.option("--max-work", "max_work", type=click.IntRange(1, 10**18 - 1), metavar="N",
+              help="The checker's compact work limit t(t−1)(k+1)⌈m/64⌉ to build within and verify with (default the "
+                   "checker's, 4·10⁸); a reader verifies with python certify/check.py --max-work N.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: float | None, seed: int, form: str,
-               out: str | None, argument: str, as_json: bool) -> int:
+def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: float | None, seed: int,
+               random_words: int, form: str, out: str | None, argument: str, max_work: int | None, as_json: bool) -> int:
     """Search for a code and chain plan with a higher certified bound; write and re-verify its certificate.
 
     Seeds (built-in, Hadamard, shortened Reed–Muller and Golay codes, lexicodes, small
-    maximum cliques, padded shorter codes) are evaluated exactly and scored by the sharpest
+    maximum cliques, seeded random codes for m ≥ 21, padded shorter codes) are evaluated exactly and scored by the sharpest
     last step (docs/math.md §5), then a local search over words adds, removes and swaps
     words while the exact trace–Frobenius ratio rises; of the codes it ends with, the one
     of the sharpest bound is kept (docs/results.md).
-    The work is counted in steps (--budget), so a seed and budget reproduce the code.
+    The work is counted in steps (--budget), so a seed and budget reproduce the code. The
+    output's ceiling line is what trace–Frobenius, shift and null-space step can prove at most
+    from any family of that many words (docs/math.md §5, "The ceiling of the family method").
     """
     from ..certificates.producer import CertificateBuildError, proved_bound, tried_lines
     from ..certificates.rank_bound import describe, parse_error
@@ -382,7 +413,7 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     try:
         error = parse_error(error_text)
         result = search(m, length, error, time_limit, seed, progress=lambda note: progress.update(None, note),
-                        budget=budget)
+                        budget=budget, random_words=random_words, max_work=max_work)
         if time_limit is not None:  # the certificate, written and verified, within the limit too
             result = fit_to_time(result, started + time_limit, lambda note: progress.update(None, note))
         cert, plan, bound = result_certificate(result, form=form, argument=argument)
@@ -391,7 +422,8 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
     finally:
         progress.close()
     out = out or f"search-m{m}.cert.json"
-    verified, size = _write_and_reverify(cert, out, proved_bound(cert))
+    verified, size = _write_and_reverify(cert, out, proved_bound(cert), max_work)
+    ceiling = ceiling_line(result.code.size, m, cert.get("argument"), length, error)
     scores = result.seed_bounds  # the search starts from the seed of the sharpest bound (ties: the larger R)
     best_seed = max((s for s in result.seeds if s[2] is not None), key=lambda s: (scores.get(s[0], 0), s[2]), default=None)
     if as_json:
@@ -403,7 +435,8 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
             "seeds": [{"name": n, "words": t, "ratio": None if r is None else exact_text(r),
                        "rank_at_least": scores.get(n) if r is not None else None} for n, t, r in result.seeds],
             "plan": plan.to_json(), "ratio": exact_text(bound.ratio), "trace_frobenius": bound.rank_at_least,
-            "argument": cert.get("argument"), "version": cert["version"], "out": out,
+            "argument": cert.get("argument"), "ceiling": _ceiling_json(result.code.size, m, cert, length, error),
+            "version": cert["version"], "out": out,
             "bytes": size, "sha256": cert["sha256"], "counts": verified.counts, "verified": True,
         }))
         return EXIT_VERIFIED
@@ -423,6 +456,8 @@ def search_cmd(m: int, length: int, error_text: str, budget: int, time_limit: fl
                    f"{budget} ⇒ the same code and certificate)")
     for line in describe(cert, result.code, plan, bound) + (tried_lines(cert) if argument == "best" else []):
         click.echo("  " + line)
+    if ceiling:
+        click.echo(f"  ceiling     {ceiling}")
     click.echo(f"  wrote       {out}  (version {cert['version']}, {size:,} bytes, sha256 {cert['sha256'][:16]}…)")
     click.echo(f"  verified    independent checker (certify/check.py) re-read the file: r ≥ {verified.proved}")
     return EXIT_VERIFIED

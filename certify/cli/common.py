@@ -154,8 +154,10 @@ def cli() -> None:
     """
 
 
-def _write_and_reverify(cert: dict, out: str, proved: int):
+def _write_and_reverify(cert: dict, out: str, proved: int, max_work: int | None = None):
     """Write ``cert`` to ``out``, re-read it with the independent checker; return (Verified, bytes).
+
+    ``max_work``: the checker's compact work limit (its ``--max-work``; default its own).
 
     Exit 2 if the file cannot be written; exit 3 if the checker rejects our own
     certificate or proves a different bound (either would be a bug).
@@ -168,7 +170,7 @@ def _write_and_reverify(cert: dict, out: str, proved: int):
     except OSError as exc:
         raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
     try:  # the bytes this process wrote, not the path again: another process cannot change the verdict
-        verified = check(loads(data))
+        verified = check(loads(data), max_work)
     except CertificateError as exc:
         raise Contradiction(f"the independent checker rejects our own certificate {out}: {exc}") from None
     if verified.proved != proved:

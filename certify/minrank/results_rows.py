@@ -8,8 +8,9 @@ r*(m, 3)``, docs/math.md §11) on ``r*(m, 3)`` for every ``m ≥ M``.
 
 * :func:`find_rows_dir` — where the rows are (an explicit folder, ``docs/results`` here, or
   beside an editable install);
-* :func:`best_row` — the row to use at ``m``: the largest ``M ≤ m`` (the committed bounds
-  grow with ``M``; ``tests/test_results_rows.py`` holds them to it), not yet checked;
+* :func:`best_row` — the row to use at ``m``: of the rows of the two largest ``M ≤ m``, the one
+  claiming more (the committed bounds grow with ``M``; ``tests/test_results_rows.py`` holds
+  them to it), not yet checked;
 * :func:`claimed_bound` — what a file *claims*, read without checking (for tables);
 * :func:`recheck` — the check itself, in this process (``certify.check.check``, with
   ``certify/check.py``'s reading and limits): the bound it proves, or :class:`RowNotVerified`.
@@ -110,16 +111,18 @@ def rows(rows_dir: str | os.PathLike | None) -> list[Row]:
 
 
 def best_row(m: int, rows_dir: str | os.PathLike | None) -> Row | None:
-    """The row to use at ``m``: the one with the largest ``M ≤ m`` (``M = m`` at even ``m ≥ 8``, ``m − 1`` at odd), unchecked.
+    """The row to use at ``m``, unchecked: of the two rows with the largest ``M ≤ m``, the one claiming more (ties: the larger ``M``).
 
-    ``None`` if ``rows_dir`` is ``None`` or holds no row with ``M ≤ m``. Only that row's claim
-    is read (:func:`claimed_bound`); :func:`recheck` checks it.
+    At ``m`` with a row of its own that is ``M = m`` or ``m − 1`` (rows exist for every even
+    ``M`` from 8 and for odd ``M ≥ 27``; the odd rows come from other codes, so the row of
+    ``m − 1`` may claim more); beyond the table, the last rows. ``None`` if ``rows_dir`` is
+    ``None`` or holds no row with ``M ≤ m``. Only those rows' claims are read
+    (:func:`claimed_bound`); :func:`recheck` checks the one returned.
     """
-    found = [(M, p) for M, p in _files(rows_dir) if M <= m]
+    found = [(M, p) for M, p in _files(rows_dir) if M <= m][-2:]
     if not found:
         return None
-    M, path = found[-1]
-    return Row(M, path, claimed_bound(path))
+    return max((Row(M, path, claimed_bound(path)) for M, path in found), key=lambda row: (row.claimed, row.M))
 
 
 def recheck(row: Row, max_work: int | None = None, announce=None, jobs: int = 1) -> int:

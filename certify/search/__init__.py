@@ -10,3 +10,6 @@
 
 DEFAULT_BUDGET = 20_000
 """Steps (moves tried, restarts, words trimmed from a seed) of ``certify search`` by default."""
+
+RANDOM_SEED_WORDS = 5_000
+"""Words of each random seed of ``certify search`` by default (``--random-words``; :func:`certify.search.seeds.add_random_seeds`)."""

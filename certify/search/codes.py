@@ -13,8 +13,11 @@ distance distribution, so the search works on words and their distances:
    words of one weight of ``RM(1, k)``, ``RM(2, k)`` and the Golay code shortened to
    length ``m``, greedy lexicodes for small ``m``, the largest code of minimum
    distance ``D`` in a small middle layer (a maximum clique of the compatibility
-   graph, networkx), and every shorter seed padded with zero coordinates (so the best
-   bound never drops as ``m`` grows). Each is evaluated exactly.
+   graph, networkx), seeded random codes ``random:m:⌊m/2⌋:D:N:SEED`` when the middle layer is
+   too large to take whole (``N = random_words``, default 5,000; ``SEED`` the search's
+   ``seed``; :mod:`codes.random_codes`),
+   and every shorter seed padded with zero coordinates (so the best bound never drops as
+   ``m`` grows). Each is evaluated exactly.
 2. **Local search** (:class:`LocalSearch`) from the best seed over a pool of words
    (all seed words; the whole middle layer when it is small, else 20,000 random words
    of each weight the seeds use): add the word whose
@@ -82,7 +85,7 @@ from ..lemmas.domination import HALF
 from . import DEFAULT_BUDGET
 from .local import LocalSearch
 from .scores import adding_keeps_ratio, exact_pairs, exact_ratio, factor_table, ratio_of_pairs, sharp_bound
-from .seeds import POOL_LAYER_MAX, Seed, seed_codes
+from .seeds import POOL_LAYER_MAX, RANDOM_SEED_WORDS, Seed, seed_codes
 
 __all__ = [
     "SearchError",
@@ -132,6 +135,8 @@ class SearchResult:
     time_capped: bool = False
     trimmed_from: int | None = None  # fit_to_time kept a sub-code of this many words' code
     seed_bounds: dict[str, int] = field(default_factory=dict)  # seed name → its sharpest bound (the search's score)
+    random_words: int = RANDOM_SEED_WORDS  # the size of the random seeds
+    max_work: int | None = None  # the checker's work limit the size was capped by (None: its default)
 
     @property
     def reproducible(self) -> bool:
@@ -158,31 +163,37 @@ class SearchResult:
         return text
 
 
-def size_cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 64) -> int:
+def size_cap(F: Sequence[Fraction | None], length: int, error, dmax: int, m: int = 64, max_work: int | None = None) -> int:
     """Largest ``t`` whose compact certificate stays within the checker's limits.
 
     Pairs of words of weight ``≤ dmax`` are at distance ``≤ dmax``, so chains are at
-    most as long as the longest best split of a rise ``≤ dmax``.
+    most as long as the longest best split of a rise ``≤ dmax``. ``max_work``: the checker's
+    work limit (``--max-work``; default its own, ``MAX_COMPACT_WORK``).
     """
     longest = max((len(best_split(d, length, error)[1]) for d, f in enumerate(F[:dmax + 1]) if f is not None), default=1)
+    limit = MAX_COMPACT_WORK if max_work is None else max_work
     t = MAX_COMPACT_WORDS
-    while t > 2 and (compact_work(t, longest, m) > MAX_COMPACT_WORK or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY):
+    while t > 2 and (compact_work(t, longest, m) > limit or (t - 1) * (longest + 1) > MAX_COMPACT_QUERY):
         t -= 1 + t // 100
     return t
 
 
 def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None, seed: int = 0,
-           progress: Callable[[str], None] | None = None, budget: int = DEFAULT_BUDGET) -> SearchResult:
+           progress: Callable[[str], None] | None = None, budget: int = DEFAULT_BUDGET,
+           random_words: int = RANDOM_SEED_WORDS, max_work: int | None = None) -> SearchResult:
     """Search codes of length ``m`` for the largest certified bound at exact length ``n`` and error ``ε``.
 
     ``budget`` steps in all (module docstring, "Budget"); ``time_limit`` seconds, if given,
-    is an extra cap on the seeds and the local search.
+    is an extra cap on the seeds and the local search. ``random_words``: the size of the
+    random seeds (:func:`certify.search.seeds.add_random_seeds`, large middle layers only);
+    ``max_work``: the checker's work limit the code size is capped by (default its own).
 
     Raises
     ------
     SearchError
         If ``m`` is outside ``[4, 64]``, ``length < 3``, ``time_limit ≤ 0``, ``budget`` is
-        not in ``[1, 10⁹]``, or no seed admits a chain for every pair.
+        not in ``[1, 10⁹]``, ``random_words`` not in ``[2, 16,384]``, or no seed admits a chain for
+        every pair.
     """
     eps = exact(error, "error")
     if not isinstance(m, int) or not M_MIN <= m <= M_MAX:
@@ -193,6 +204,10 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
         raise SearchError(f"--time-limit must be positive, not {time_limit}")
     if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
         raise SearchError(f"--budget must be an int in [1, {MAX_BUDGET:,}], not {budget}")
+    if not isinstance(random_words, int) or isinstance(random_words, bool) or not 2 <= random_words <= MAX_COMPACT_WORDS:
+        raise SearchError(f"--random-words must be an int in [2, {MAX_COMPACT_WORDS:,}], not {random_words}")
+    if max_work is not None and (not isinstance(max_work, int) or max_work < 1):
+        raise SearchError(f"--max-work must be a positive int, not {max_work}")
     start = time.monotonic()
     deadline = None if time_limit is None else start + time_limit
     say = progress or (lambda text: None)
@@ -202,7 +217,7 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     # found, which fit_to_time sizes to what is left (building it and the checker's verification).
     deadline = None if time_limit is None else start + SEARCH_SHARE * time_limit
     seed_deadline = None if time_limit is None else start + 0.4 * SEARCH_SHARE * time_limit
-    seeds = seed_codes(m, deadline=seed_deadline)
+    seeds = seed_codes(m, deadline=seed_deadline, random_words=random_words, seed=seed)
     time_capped = seed_deadline is not None and time.monotonic() > seed_deadline
     rng = random.Random(seed)
     pool_words = {w for s in seeds for w in s.code.words}
@@ -216,7 +231,7 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
                     time_capped = True
                     break
                 pool_words.add(sum(1 << k for k in rng.sample(range(m), w)))
-    cap = size_cap(F, length, eps, max(w.bit_count() for w in pool_words), m)
+    cap = size_cap(F, length, eps, max(w.bit_count() for w in pool_words), m, max_work)
     scored = []
     sharp: dict[str, int] = {}  # seed name → its sharpest certified bound (the score; ties: R)
     by_sharp = True  # False once the seed deadline passes: then every code is scored by R alone, the same way
@@ -285,7 +300,8 @@ def search(m: int, length: int = 3, error=HALF, time_limit: float | None = None,
     seed_words = set(origin.code.words)
     return SearchResult(m, length, eps, code, final, result_seed, len(seed_words), len(kept - seed_words),
                         len(seed_words - kept), scored, dict(result_moves), time.monotonic() - start,
-                        seed, budget, steps, time_capped, seed_bounds=sharp)
+                        seed, budget, steps, time_capped, seed_bounds=sharp, random_words=random_words,
+                        max_work=max_work)
 
 
 #: The share of ``--time-limit`` that the search itself may use (seeds and local search); the rest is
@@ -357,8 +373,10 @@ def result_certificate(result: SearchResult, form: str = "auto", argument="best"
         raise AssertionError(f"search ratio {result.ratio} differs from the plan's {bound.ratio}")
     options = f" --length {result.length}" if result.length != 3 else ""
     options += f" --error-below {result.error}" if result.error != HALF else ""
+    options += f" --random-words {result.random_words}" if result.random_words != RANDOM_SEED_WORDS else ""
+    options += f" --max-work {result.max_work}" if result.max_work is not None else ""
     note = (f"certify search --m {result.m}{options} --seed {result.seed_number} --budget {result.budget}: "
             f"{result.how()}" + ("" if result.reproducible else " (cut short by the time limit: not reproducible)"))
     cert = rank_bound_certificate(result.code, plan, result.length, result.error, form, note=note, bound=bound,
-                                  argument=argument)
+                                  argument=argument, max_work=result.max_work)
     return cert, plan, bound

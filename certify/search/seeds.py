@@ -3,7 +3,9 @@
 The built-in codes, Paley Hadamard codes, the words of one weight of ``RM(1, k)``,
 ``RM(2, k)`` and the Golay code shortened to length ``m``, greedy lexicodes for small ``m``,
 the largest code of minimum distance ``D`` in a small middle layer (a maximum clique,
-networkx: :func:`add_clique_seeds`), and every shorter seed padded with zero coordinates.
+networkx: :func:`add_clique_seeds`), seeded random codes of weight ``⌊m/2⌋`` when the
+middle layer is too large to take whole (:func:`add_random_seeds`), and every shorter seed
+padded with zero coordinates.
 """
 from __future__ import annotations
 
@@ -13,14 +15,21 @@ from math import comb
 from typing import Callable
 
 from codes import BinaryCode, CodeError, ConstantWeightCode, builtin_names, colex_words, golay_code, hadamard_code, lexicode, load_code
+from codes.random_codes import random_code
 from codes.reed_muller import reed_muller
 
-__all__ = ["POOL_LAYER_MAX", "CLIQUE_LAYER_MAX", "Seed", "padded", "shortened", "seed_codes", "add_clique_seeds"]
+from . import RANDOM_SEED_WORDS
+
+__all__ = ["POOL_LAYER_MAX", "CLIQUE_LAYER_MAX", "RANDOM_SEED_WORDS", "RANDOM_TIMED_WORDS", "Seed", "padded", "shortened", "seed_codes",
+           "add_clique_seeds", "add_random_seeds"]
 
 POOL_LAYER_MAX = 200_000  # the whole middle layer joins the pool up to this size (m ≤ 20)
 
 
 CLIQUE_LAYER_MAX = 300  # networkx maximum clique only on middle layers this small (m ≤ 10)
+
+RANDOM_TIMED_WORDS = 1_000  # the random seeds' size at most under --time-limit (add_random_seeds)
+
 
 
 @dataclass(frozen=True)
@@ -49,8 +58,12 @@ def shortened(words, n: int, weight: int, m: int, desc: str) -> ConstantWeightCo
     return ConstantWeightCode(m, weight, kept, desc + (f", shortened at {s} coordinates" if s else ""))
 
 
-def seed_codes(m: int, max_words: int = 40_000, deadline: float | None = None) -> list[Seed]:
-    """Starting codes of length ``m`` (see the module docstring), each with at most ``max_words`` words."""
+def seed_codes(m: int, max_words: int = 40_000, deadline: float | None = None,
+               random_words: int = RANDOM_SEED_WORDS, seed: int = 0) -> list[Seed]:
+    """Starting codes of length ``m`` (see the module docstring), each with at most ``max_words`` words.
+
+    ``random_words``, ``seed``: the size ``N`` and the ``SEED`` of the random seeds (:func:`add_random_seeds`).
+    """
     seeds: list[Seed] = []
 
     def add(name: str, code) -> None:
@@ -85,7 +98,32 @@ def seed_codes(m: int, max_words: int = 40_000, deadline: float | None = None) -
                 add(f"lexicode:{m}:{half}:{D}", lexicode(m, half, D))
             except CodeError:
                 break
+    else:
+        add_random_seeds(m, add, random_words, deadline, seed)
     return seeds
+
+
+def add_random_seeds(m: int, add: Callable[[str, object], None], words: int = RANDOM_SEED_WORDS,
+                     deadline: float | None = None, seed: int = 0) -> None:
+    """Seeded random codes ``random:m:⌊m/2⌋:D:N:SEED`` for ``D = max(2, ⌊m/10⌋)`` and one more (:mod:`codes.random_codes`).
+
+    A random weight-``⌊m/2⌋`` code has its directed distances near ``m/4``, where the
+    trace–Frobenius sum gets its mass (docs/math.md §5, "The ceiling of the family method");
+    the minimum distance ``D`` moves the bound little, and the best ``D`` grows like ``m/10``
+    (2–3 at m = 27–33, 4 at 38–43, 5 at 44–48 in the runs of docs/results.md). ``SEED`` is the
+    search's ``--seed``, and the seed's name is the spec that rebuilds it. With a ``deadline`` (``--time-limit``) each
+    has at most :data:`RANDOM_TIMED_WORDS` words: building one cannot be cut short, and 5,000
+    words of 64 bits take about a second; the size then depends on whether a limit was given,
+    not on the clock.
+    """
+    if deadline is not None:
+        words = min(words, RANDOM_TIMED_WORDS)
+    low = max(2, m // 10)
+    for D in (low, low + 1):
+        if D > m // 2 or (deadline is not None and time.monotonic() > deadline):
+            break
+        spec = f"random:{m}:{m // 2}:{D}:{words}:{seed}"
+        add(spec, random_code(m, m // 2, D, words, seed))
 
 
 def add_clique_seeds(m: int, add: Callable[[str, object], None]) -> None:

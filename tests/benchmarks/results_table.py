@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -58,7 +59,8 @@ sys.path.insert(0, str(ROOT))
 
 from certify.bounds import values as B  # noqa: E402
 from certify.certificates.producer import write_certificate  # noqa: E402
-from certify.search import DEFAULT_BUDGET  # noqa: E402
+from certify.lemmas.ceiling import ceiling, covers  # noqa: E402
+from certify.search import DEFAULT_BUDGET, RANDOM_SEED_WORDS  # noqa: E402
 from certify.search.codes import result_certificate, search  # noqa: E402
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
@@ -76,9 +78,10 @@ def _timed(argv: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc
 
 
-def verify_in_fresh_process(path: Path) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (user + system) and exit code of ``python certify/check.py --quiet PATH``."""
-    wall, cpu, proc = _timed([sys.executable, str(ROOT / "certify" / "check.py"), "--quiet", str(path)])
+def verify_in_fresh_process(path: Path, max_work: int | None = None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and exit code of ``python certify/check.py --quiet [--max-work N] PATH``."""
+    work = [] if max_work is None else ["--max-work", str(max_work)]
+    wall, cpu, proc = _timed([sys.executable, str(ROOT / "certify" / "check.py"), "--quiet", *work, str(path)])
     return wall, cpu, proc.returncode
 
 
@@ -240,16 +243,17 @@ def _rewrite_row(doc: Path, head: str, lines: list[str], tail: str, m: int, cell
     doc.write_text(head + BEGIN + "\n".join(lines) + END + tail, encoding="utf-8")
 
 
-def row(m: int, budget: int, seed: int, out_dir: Path, committed: bool, bracket: bool) -> dict:
+def row(m: int, budget: int, seed: int, out_dir: Path, committed: bool, bracket: bool,
+        random_words: int = RANDOM_SEED_WORDS, max_work: int | None = None) -> dict:
     t0 = time.perf_counter()
-    result = search(m, seed=seed, budget=budget)
+    result = search(m, seed=seed, budget=budget, random_words=random_words, max_work=max_work)
     searched = time.perf_counter() - t0
     t1 = time.perf_counter()
     cert, plan, bound = result_certificate(result, form="compact")
     path = out_dir / f"m{m}.cert.json"
     write_certificate(cert, path)
     built = time.perf_counter() - t1
-    wall, cpu, _ = verify_in_fresh_process(path)
+    wall, cpu, _ = verify_in_fresh_process(path, max_work)
     closed, exact = theorem1(m)
     ratio = bound.ratio
     extra = upper(m, path) if bracket else {"upper": None}
@@ -266,7 +270,7 @@ def row(m: int, budget: int, seed: int, out_dir: Path, committed: bool, bracket:
         "verify_wall_s": wall, "verify_cpu_s": cpu, "closed_form": closed, "bounds_exact": exact,
         "how": result.how(), "file": str(path.relative_to(ROOT)) if committed else None,
         "sha256": cert["sha256"], "seed": seed, "budget": budget, "steps": result.steps,
-        "reproducible": result.reproducible,
+        "reproducible": result.reproducible, "random_words": random_words, "max_work": max_work,
     }
 
 
@@ -290,8 +294,8 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
         "",
         "| m | bound | upper (bracket) | last step | trace–Frobenius | t²/(t+ΣF⁻²) | code | t | "
         "chain plan: distance → gaps (F) | family (inputs) | certificate | search | build | verify (CPU) | "
-        "paper closed form | `certify bounds` exact |",
-        "| ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "paper closed form | `certify bounds` exact | ceiling of the family method |",
+        "| ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         arg = r.get("argument")
@@ -307,11 +311,13 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
             f"| {r['m']} | **r ≥ {r['bound']}** | {up} | {step} | r ≥ {r.get('trace_frobenius', r['bound'])} | "
             f"{r['ratio_float']:.3f} | {r['code']} | {r['t']:,} | {plan} | "
             f"{r['inputs']:,} | {cert} | {r['search_s']:.0f} s | {r['build_s']:.1f} s | {r['verify_wall_s']:.1f} s "
-            f"({r['verify_cpu_s']:.1f} s) | {r['closed_form']} | {r['bounds_exact']} |")
+            f"({r['verify_cpu_s']:.1f} s) | {r['closed_form']} | {r['bounds_exact']} | {ceiling_cell(r['m'], r['t'], arg)} |")
     lines += ["", "How each code was found (`certify search --m M --seed S --budget N`, then "
               "`certify rank-bound`'s compact form of the code):", ""]
     for r in rows:
         seed = f"--seed {r['seed']} --budget {r['budget']}" if "budget" in r else "time-limited"
+        seed += "".join(f" --{k.replace('_', '-')} {r[k]}" for k, d in (("random_words", RANDOM_SEED_WORDS), ("max_work", None))
+                        if r.get(k, d) != d)
         up = (f"; upper side `certify bracket docs/results/m{r['m']}.cert.json` (defaults): "
               f"{r['upper_iterations']:,} iterations, {r['upper_s']:.0f} s, entries multiples of "
               f"1/{r['upper_denominator']:,}" if r.get("upper") else r["upper_kept"][1] if r.get("upper_kept") else "")
@@ -319,6 +325,23 @@ def render(rows: list[dict], args: argparse.Namespace) -> str:
                      f"sha256 `{r['sha256'][:16]}…`{up}.")
     lines += ["", END]
     return "\n".join(lines)
+
+
+def ceiling_cell(m: int, t: int, argument: dict | None) -> str:
+    """The table's "ceiling of the family method" cell: what trace–Frobenius, shift and null-space step can prove at most
+    from any family of ``t`` words of ``m`` bits (docs/math.md §5), and whether the row's own last step is covered."""
+    cell = f"r ≥ {ceiling(t, m):,} at most"
+    return cell if covers(argument) else cell + f" ({argument['name']}: not covered)"
+
+
+def _with_ceiling(line: str) -> str:
+    """A table row of an earlier run, with the ceiling cell appended if it has none (its m, t and last step read back)."""
+    cells = line.split("|")
+    if len(cells) >= 19:
+        return line
+    step = cells[4].strip()
+    name = "square-kernel" if step.startswith("square-kernel") else "square" if step.startswith("square") else None
+    return line + f" {ceiling_cell(int(cells[1]), int(cells[8].strip().replace(',', '')), name and {'name': name})} |"
 
 
 JOBS_BEGIN, JOBS_END = "<!-- jobs:begin -->", "<!-- jobs:end -->"
@@ -336,14 +359,15 @@ def merge(old_block: str, new_block: str, new_ms: set[int], args: argparse.Names
     """``new_block`` with the rows of ``old_block`` for the other m put back, in order of m."""
     old_rows, old_items = _row_lines(old_block)
     new_rows, new_items = _row_lines(new_block)
-    rows = {m: r for m, r in old_rows.items() if m not in new_ms} | new_rows
+    rows = {m: _with_ceiling(r) for m, r in old_rows.items() if m not in new_ms} | new_rows
     items = {m: r for m, r in old_items.items() if m not in new_ms} | new_items
-    generated = next(line for line in old_block.splitlines() if line.startswith("Generated by"))
+    old_lines = old_block.splitlines()
+    intro = "\n".join(old_lines[:old_lines.index(next(line for line in old_lines if line.startswith("| m |")))]).strip()
     added = (f"Rows m = {min(new_ms)} … {max(new_ms)} (re)made by `python tests/benchmarks/results_table.py"
-             f"{args.command_options} --merge` on {time.strftime('%Y-%m-%d')}; the others are kept from the run above.")
+             f"{args.command_options} --merge` on {time.strftime('%Y-%m-%d')}; the others are kept from the runs above.")
     lines = new_block.splitlines()
-    header = lines[:lines.index(next(line for line in lines if line.startswith("| ---")) ) + 1]
-    header[header.index(next(line for line in header if line.startswith("Generated by")))] = generated + "\n\n" + added
+    table_head = lines.index(next(line for line in lines if line.startswith("| m |")))
+    header = [BEGIN, "", intro + "\n\n" + added, ""] + lines[table_head:table_head + 2]
     how = next(line for line in lines if line.startswith("How each code was found"))
     return "\n".join(header + [rows[m] for m in sorted(rows)] + ["", how, ""] +
                       [items[m] for m in sorted(items)] + ["", END])
@@ -356,12 +380,21 @@ def replace_between(text: str, begin: str, end: str, body: str) -> str:
     return head + begin + "\n\n" + body + "\n\n" + end + rest.split(end, 1)[1]
 
 
-def jobs_table(block: str) -> str:
-    """``python certify/check.py`` against ``certify verify --jobs 2`` on the committed rows with t ≥ 1,000 (wall, fresh processes)."""
+def jobs_table(block: str, only: set[int] | None = None, old: str = "") -> str:
+    """``python certify/check.py`` against ``certify verify --jobs 2`` on the committed rows with t ≥ 1,000 (wall, fresh processes).
+
+    ``only``: time just these rows and keep the lines of the others from ``old`` (the jobs block as it was),
+    saying which were timed when (``--jobs-m``).
+    """
     from certify.check import compact_work
 
-    lines = [f"Measured by `python tests/benchmarks/results_table.py … --jobs-table` on {time.strftime('%Y-%m-%d')} "
-             f"({os.cpu_count()} cores), one run each, wall seconds:", "",
+    kept = {int(line.split("|")[1]): line for line in old.splitlines() if re.match(r"\| \d+ \|", line)}
+    when = next((line for line in old.splitlines() if line.startswith("Measured by")), "")
+    lines = ([f"Measured by `python tests/benchmarks/results_table.py … --jobs-table` on {time.strftime('%Y-%m-%d')} "
+              f"({os.cpu_count()} cores), one run each, wall seconds:"] if only is None else
+             [when, "", f"Rows m = {', '.join(map(str, sorted(only)))} measured by `python tests/benchmarks/results_table.py "
+              f"--m-from 50 --m-to 48 --jobs-table --jobs-m {','.join(map(str, sorted(only)))}` on "
+              f"{time.strftime('%Y-%m-%d')} ({os.cpu_count()} cores), the same way."]) + ["",
              "| m | t | work (word operations) | `python certify/check.py` | `certify verify --jobs 2` | speed-up | "
              "same output |",
              "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
@@ -369,6 +402,9 @@ def jobs_table(block: str) -> str:
         path = ROOT / "docs" / "results" / f"m{m}.cert.json"
         doc = json.loads(path.read_text()) if path.exists() else None
         if doc is None or len(doc["code"]["words"]) < 1000:
+            continue
+        if only is not None and m not in only and m in kept:
+            lines.append(kept[m])
             continue
         t = len(doc["code"]["words"])
         work = compact_work(t, max(len(e["gaps"]) for e in doc["plan"]["entries"]), m)
@@ -387,6 +423,9 @@ def main() -> None:
     ap.add_argument("--step", type=int, default=2)
     ap.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="Steps of certify search per row.")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--random-words", type=int, default=RANDOM_SEED_WORDS, help="certify search --random-words.")
+    ap.add_argument("--max-work", type=int, default=None,
+                    help="certify search --max-work, and check.py --max-work for the verification (default: the checker's).")
     ap.add_argument("--bracket-up-to", type=int, default=18,
                     help="Run certify bracket on the rows with m ≤ this (defaults; m = 18 takes about 12 s).")
     ap.add_argument("--bracket-only", action="store_true",
@@ -423,8 +462,11 @@ def main() -> None:
     ap.add_argument("--jobs-table", action="store_true",
                     help="Also time check.py and certify verify --jobs 2 on every committed row with t ≥ 1,000 "
                          "words and write that table between the jobs:begin/jobs:end markers.")
+    ap.add_argument("--jobs-m", default=None, metavar="M,M,…",
+                    help="With --jobs-table: time only these rows and keep the other rows' lines of the jobs table.")
     args = ap.parse_args()
-    defaults = {"budget": DEFAULT_BUDGET, "seed": 0, "m_from": 8, "m_to": 48, "step": 2, "bracket_up_to": 18}
+    defaults = {"budget": DEFAULT_BUDGET, "seed": 0, "m_from": 8, "m_to": 48, "step": 2, "bracket_up_to": 18,
+                "random_words": RANDOM_SEED_WORDS, "max_work": None}
     args.command_options = "".join(f" --{k.replace('_', '-')} {getattr(args, k)}" for k, v in defaults.items()
                                    if getattr(args, k) != v) + (" --keep-brackets" if args.keep_brackets else "")
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="certify-results-"))
@@ -447,11 +489,11 @@ def main() -> None:
         committed = m <= args.commit_up_to
         if m in given:  # a row of an earlier run: verify its certificate again, here and now
             r = dict(given[m])
-            r["verify_wall_s"], r["verify_cpu_s"], _ = verify_in_fresh_process(ROOT / r["file"])
+            r["verify_wall_s"], r["verify_cpu_s"], _ = verify_in_fresh_process(ROOT / r["file"], r.get("max_work"))
         else:
             before = _family_of(committed_dir / f"m{m}.cert.json") if committed else None
             r = row(m, args.budget, args.seed, committed_dir if committed else scratch, committed,
-                    m <= args.bracket_up_to)
+                    m <= args.bracket_up_to, args.random_words, args.max_work)
             if (args.keep_brackets and m > args.bracket_up_to and before is not None and m in old_rows
                     and before == _family_of(committed_dir / f"m{m}.cert.json")):
                 cell = old_rows[m].split("|")[3].strip()
@@ -479,7 +521,9 @@ def main() -> None:
         block = BEGIN + old_block + END
     text = head + block + tail
     if args.jobs_table:
-        text = replace_between(text, JOBS_BEGIN, JOBS_END, jobs_table(block))
+        only = None if args.jobs_m is None else {int(x) for x in args.jobs_m.split(",")}
+        old_jobs = text.split(JOBS_BEGIN, 1)[1].split(JOBS_END, 1)[0] if JOBS_BEGIN in text else ""
+        text = replace_between(text, JOBS_BEGIN, JOBS_END, jobs_table(block, only, old_jobs))
     args.doc.write_text(text, encoding="utf-8")
     plot_doc(args.doc)
     print(f"wrote {args.doc} ({len(rows)} rows); certificates for m ≤ {args.commit_up_to} in {committed_dir}, others in {scratch}")
