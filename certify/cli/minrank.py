@@ -39,7 +39,13 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
               help="Make the symmetric-kernel certificate now by the LP search (needs HiGHS: pip install "
                    "highspy, the extra highs) instead of checking the one shipped with certify.")
 @click.option("--parts", "parts", type=str,
-              help="With --search-invariant: the sizes of the coordinate parts, e.g. 1,11 (default: M, full symmetry).")
+              help="With --search-invariant: the sizes of the coordinate parts, e.g. 1,11, searched alone (default: "
+                   "the tool tries S_M, S_b × S_(M-b) for b ≤ 3 and two parts near the K1 thresholds, keeps those "
+                   "that pass the joint chain problem and the full LP, and certifies the best; docs/math.md §11).")
+@click.option("--lp-budget", "lp_budget", type=click.IntRange(1, 10**9),
+              help="With --search-invariant and no --parts: the LP solves the partition chooser may spend, its full "
+                   "LPs and searches together (default 20,000; counted in solves, never seconds). A search it cuts "
+                   "short rounds the blocks it has reached; the best certificate is kept; spent before any, exit 2.")
 @click.option("--ranks", "ranks", type=str,
               help="With --search-invariant: every block's rank, one dotted index per block, e.g. 0.0=3,0.1=3,1.0=1,"
                    "1.1=1 with --parts 3,11 (blocks not listed are zero); the search then only repairs that choice.")
@@ -47,8 +53,8 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs matplotlib, the extra plot).")
-def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, ranks, as_json,
-                plot) -> int:
+def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, lp_budget, ranks,
+                as_json, plot) -> int:
     """Both sides of r*(m, 3), each a certificate re-checked exactly: L ≤ r* ≤ U (docs/math.md §11).
 
     r*(m, 3) is the least feature rank of one normalized nonnegative kernel-attention head
@@ -97,6 +103,8 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     split = _parts(parts, m) if parts else (m,)
     if parts and not search_invariant:
         raise InputError("--parts goes with --search-invariant")
+    if lp_budget is not None and (parts or ranks is not None or not search_invariant):
+        raise InputError("--lp-budget goes with --search-invariant without --parts or --ranks (the partition chooser)")
     if ranks is not None:
         from ..minrank.invariant import parse_ranks
 
@@ -116,9 +124,14 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
         invariant = None
         if search_invariant:
             from ..minrank.invariant import HighsUnavailable, NoSolution, search
+            from ..minrank.partitions import DEFAULT_BUDGET, best
 
             try:
-                invariant = search(split, say=say, max_work=10**12, ranks=ranks)
+                if parts or ranks is not None:  # one partition (--ranks alone: S_M's blocks)
+                    invariant = search(split, say=say, max_work=10**12, ranks=ranks)
+                else:
+                    invariant, _ = best(m, DEFAULT_BUDGET if lp_budget is None else lp_budget, say=say,
+                                        max_work=10**12)
             except HighsUnavailable as exc:
                 raise InputError(str(exc)) from None
             except NoSolution as exc:

@@ -27,6 +27,11 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
 
 HiGHS (package ``highspy``, the extra ``highs``) solves the LPs in floating point;
 the floats only propose. Without it, :func:`search` raises :class:`HighsUnavailable`.
+
+The work can be bounded by a :class:`Budget` of LP solves (``search(budget=…)``; the partition
+chooser :mod:`certify.minrank.partitions` shares one among its candidates): where it runs out in
+stage 2 or 2b, the blocks reached so far (feasible ones: a block being tried is put back) go to
+stage 3, whose solves are not counted.
 """
 from __future__ import annotations
 
@@ -37,7 +42,8 @@ from typing import Any, Callable
 
 from .terwilliger import Algebra, part_tops
 
-__all__ = ["HighsUnavailable", "NoSolution", "search", "least_top", "parse_ranks", "DEFAULT_MARGIN", "AIM_STEPS"]
+__all__ = ["HighsUnavailable", "NoSolution", "BudgetSpent", "Budget", "search", "feasible", "least_top", "parse_ranks",
+           "DEFAULT_MARGIN", "AIM_STEPS"]
 
 #: The margin every strict inequality of the row condition gets, relative to the query's own value 1.
 DEFAULT_MARGIN = 0.05
@@ -53,6 +59,26 @@ class HighsUnavailable(ImportError):
 
 class NoSolution(ValueError):
     """No certificate: the LP found no solution, or its exact rounding did not pass the checker."""
+
+
+class BudgetSpent(NoSolution):
+    """The budget of LP solves (:class:`Budget`) ran out before the search ended."""
+
+
+class Budget:
+    """A number of LP solves (HiGHS runs), shared by every search and test that is given it; ``None``: no limit.
+
+    The work of the search is counted in these, never in seconds: :meth:`spend` is called before each
+    solve and raises :class:`BudgetSpent` once ``solves`` have been made.
+    """
+
+    def __init__(self, solves: int | None = None) -> None:
+        self.limit, self.used = solves, 0
+
+    def spend(self) -> None:
+        if self.limit is not None and self.used >= self.limit:
+            raise BudgetSpent(f"the budget of {self.limit:,} LP solves is spent")
+        self.used += 1
 
 
 def _highs():
@@ -156,8 +182,9 @@ class _LP:
 class _State:
     """The blocks being searched: per block either free (``None``) or a fixed right factor ``V_κ`` of some rank."""
 
-    def __init__(self, alg: Algebra) -> None:
+    def __init__(self, alg: Algebra, budget: Budget | None = None) -> None:
         self.alg = alg
+        self.budget = budget if budget is not None else Budget()
         self.rank: dict[tuple, int | None] = {k: None for k in alg.kappas}
         self.right: dict[tuple, Any] = {}
         self.floats = {w: [(c.j, c.level, {k: float(v) for k, v in c.coefficients.items()}) for c in cells]
@@ -184,6 +211,7 @@ class _State:
                 diagonal = (terms, 0.0)
         lp = _LP(len(index))
         lp.condition(sum(w), forms, diagonal, core.kHighsInf)
+        self.budget.spend()
         x, least = lp.solve(core, cap, central)
         return index, x, least
 
@@ -214,12 +242,23 @@ class _State:
         return full, left, least
 
 
-def least_top(parts: tuple[int, ...], core=None, margin: float = DEFAULT_MARGIN, most: int | None = None) -> int:
+def feasible(parts: tuple[int, ...], tops: tuple[int, ...], core=None, margin: float = DEFAULT_MARGIN,
+             budget: Budget | None = None) -> bool:
+    """Whether the row condition (docs/math.md §11, Lemma 11.8) has a solution, every strict inequality with margin
+    ``margin``, when every block ``κ`` with some ``k_l > tops[l]`` is zero and the others are free: one LP per query
+    weight tuple (``Π_l (a_l + 1)`` solves, counted in ``budget``). Floating point: a finding, not a proof — its
+    exact counterpart is a certificate that ``certify/check_symmetric.py`` accepts."""
+    core = core or _highs()
+    state = _State(Algebra(tuple(parts), tuple(tops)), budget)
+    return state.solve(core, 2 * margin, False)[2] >= margin
+
+
+def least_top(parts: tuple[int, ...], core=None, margin: float = DEFAULT_MARGIN, most: int | None = None,
+              budget: Budget | None = None) -> int:
     """The least ``K`` for which blocks with every ``k_l ≤ K`` admit a solution (stage 1)."""
     core = core or _highs()
     for top in range(0, (most if most is not None else max(parts) // 2) + 1):
-        state = _State(Algebra(parts, part_tops(parts, top)))
-        if state.solve(core, 2 * margin, False)[2] >= margin:
+        if feasible(parts, part_tops(parts, top), core, margin, budget):
             return top
     raise NoSolution(f"parts {list(parts)}: no solution with blocks up to {most}")
 
@@ -233,33 +272,48 @@ def _lower_ranks(state: _State, core, margin: float, passes: int, say) -> None:
     for sweep in range(passes):
         for k in order:
             before = (state.rank[k], state.right.get(k))
-            state.rank[k] = None
-            full, _, least = state.solve(core, 2 * margin, True)
-            if full is None or least < margin:
+            try:
+                state.rank[k] = None
+                full, _, least = state.solve(core, 2 * margin, True)
+                if full is None or least < margin:
+                    state.rank[k], state.right[k] = before
+                    continue
+                _, _, vt = np.linalg.svd(full[k])
                 state.rank[k], state.right[k] = before
-                continue
-            _, _, vt = np.linalg.svd(full[k])
-            state.rank[k], state.right[k] = before
 
-            def feasible(r: int) -> bool:  # the leading r right singular vectors: nested, so feasibility is monotone
-                state.rank[k], state.right[k] = r, vt[:r].T.copy()
-                return state.solve(core, 2 * margin, True)[2] >= margin
+                def fits(r: int) -> bool:  # the leading r right singular vectors: nested, so feasibility is monotone
+                    state.rank[k], state.right[k] = r, vt[:r].T.copy()
+                    return state.solve(core, 2 * margin, True)[2] >= margin
 
-            low, high = 1, (before[0] or len(alg.index[k])) + 1  # the least feasible r is in [low, high)
-            while low < high:
-                mid = (low + high) // 2
-                if feasible(mid):
-                    high = mid
+                low, high = 1, (before[0] or len(alg.index[k])) + 1  # the least feasible r is in [low, high)
+                while low < high:
+                    mid = (low + high) // 2
+                    if fits(mid):
+                        high = mid
+                    else:
+                        low = mid + 1
+                if low <= (before[0] or len(alg.index[k])) and fits(low):
+                    pass
                 else:
-                    low = mid + 1
-            if low <= (before[0] or len(alg.index[k])) and feasible(low):
-                pass
-            else:
+                    state.rank[k], state.right[k] = before
+                    _fix_free(state, k)
+                say(f"pass {sweep + 1}, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, "
+                    f"total {_total(state):,}")
+            except BudgetSpent:  # the state as before this block, every block fixed: ready for the rounding
                 state.rank[k], state.right[k] = before
-            if state.rank[k] is None or state.right.get(k) is None:
-                state.rank[k], state.right[k] = len(alg.index[k]), np.eye(len(alg.index[k]))
-            say(f"pass {sweep + 1}, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, "
-                f"total {_total(state):,}")
+                _fix_free(state)
+                raise
+
+
+def _fix_free(state: _State, only: tuple | None = None) -> None:
+    """A free block (rank ``None``) as a fixed one of full rank, the identity as its right factor (the same
+    solutions); ``only``: that block alone."""
+    import numpy as np
+
+    for k in [only] if only is not None else state.alg.kappas:
+        if state.rank[k] is None or state.right.get(k) is None:
+            n = len(state.alg.index[k])
+            state.rank[k], state.right[k] = n, np.eye(n)
 
 
 def _margins(state: _State, core, cap: float):
@@ -314,6 +368,7 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
     for key, n in index.items():
         now[n] = left[key[1]][key[2]][key[3]] if key[0] == "U" else state.right[key[1]][alg.position[key[1]][key[2]]][key[3]]
     step = rho * np.maximum(np.abs(now), 1e-3)
+    state.budget.spend()
     x, _ = lp.solve(core, cap, True, box=(now - step, now + step))  # interior point: ~30× faster than simplex here
     if x is None:
         return None
@@ -361,7 +416,12 @@ def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, 
             saved = (dict(state.rank), dict(state.right))
             _, _, vt = np.linalg.svd(full[k])
             state.rank[k], state.right[k] = state.rank[k] - 1, vt[:state.rank[k] - 1].T.copy()
-            if not _joint(state, core, 2 * margin, floor, iters):
+            try:
+                repaired = _joint(state, core, 2 * margin, floor, iters)
+            except BudgetSpent:  # back to the last feasible blocks, for the rounding
+                state.rank, state.right = saved
+                raise
+            if not repaired:
                 state.rank, state.right = saved
                 break
             say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
@@ -470,14 +530,18 @@ def _show(q: Fraction) -> int | str:
 def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAULT_MARGIN, passes: int = 2,
            say: Callable[[str], None] | None = None, max_work: int | None = None, squeeze: int = 40,
            floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None,
-           ranks: dict[tuple[int, ...], int] | None = None, steps: int = AIM_STEPS) -> dict[str, Any]:
+           ranks: dict[tuple[int, ...], int] | None = None, steps: int = AIM_STEPS,
+           tops: tuple[int, ...] | None = None, budget: Budget | None = None) -> dict[str, Any]:
     """A symmetric-kernel certificate for ``r*(Σ parts, 3)``, accepted by ``certify/check_symmetric.py``.
 
     ``ranks``: the rank of each block, as :func:`parse_ranks` returns it (blocks not listed are zero);
-    then the blocks go up to the listed ones (``top`` is ignored) and stages 2 and 2b give way to 2'.
+    then the blocks go up to the listed ones (``top`` and ``tops`` are ignored) and stages 2 and 2b give
+    way to 2'. ``tops``: the highest block index of each part (instead of stage 1 and ``top``; as the
+    partition chooser :mod:`certify.minrank.partitions` gives them). ``budget``: the LP solves allowed
+    (:class:`Budget`; none by default).
 
-    Raises :class:`HighsUnavailable` without HiGHS and :class:`NoSolution` when the search
-    or its exact rounding fails.
+    Raises :class:`HighsUnavailable` without HiGHS, :class:`BudgetSpent` when the budget runs out,
+    and :class:`NoSolution` when the search or its exact rounding fails.
     """
     from ..check import CertificateError
     from ..check_symmetric import check
@@ -489,16 +553,22 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     if ranks is not None:
         tops = tuple(max(k[n] for k in ranks) for n in range(len(parts)))
         say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
-        state = _State(Algebra(parts, tops))
+        state = _State(Algebra(parts, tops), budget)
         _aim(state, core, ranks, margin, floor, steps, say)
     else:
-        if top is None:
-            top = least_top(parts, core, margin)
-        say(f"parts {list(parts)}: blocks up to {top}")
-        state = _State(Algebra(parts, part_tops(parts, top)))
-        _lower_ranks(state, core, margin, passes, say)
-        if squeeze:
-            _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
+        if tops is None:
+            if top is None:
+                top = least_top(parts, core, margin, budget=budget)
+            tops = part_tops(parts, top)
+        say(f"parts {list(parts)}: blocks up to {tops[0] if len(tops) == 1 else tuple(tops)}")
+        state = _State(Algebra(parts, tuple(tops)), budget)
+        try:
+            _lower_ranks(state, core, margin, passes, say)
+            if squeeze:
+                _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
+        except BudgetSpent as exc:  # the blocks reached so far are feasible: round them (not counted in the budget)
+            say(f"{exc}: the blocks reached so far (total {_total(state):,}) are rounded")
+            state.budget = Budget()
     for bits in (24, 40):
         try:
             doc = _exact(state, core, margin, bits, floor)

@@ -1,16 +1,17 @@
 """Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
 
     python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep] [--parts A,B] [--margin X]
-                                                          [--squeeze N] [--ranks K.K=R,…] [--verbose]
+                                                          [--squeeze N] [--ranks K.K=R,…] [--lp-budget N] [--verbose]
 
-For each m it runs the LP search of :mod:`certify.minrank.invariant` (needs HiGHS) on full
-symmetry ``S_m`` and, for 12 ≤ m ≤ :data:`PAIR_MAX_M`, on the partitions ``(m − 11, 11)`` and
-``(m − 10, 10)``, each full-symmetry search with the margins :data:`MARGINS` up to :data:`MARGINS_MAX_M` (the two-part
-ones with :data:`PAIR_MARGINS`), keeps the certificate of least rank (each one accepted by
-``certify/check_symmetric.py`` before it is written) and prints one line per m with the
-CPU seconds. ``--keep`` leaves an m whose file exists alone; ``--parts`` and ``--margin`` search that one
-partition at that one margin (how the committed two-part certificates were made: see
-docs/performance.md); ``--ranks`` (with ``--parts``) gives every block's rank, e.g. ``0.0=3,0.1=3,1.0=1,1.1=1``,
+For each m it runs the partition chooser of :mod:`certify.minrank.partitions` (the LP search of
+:mod:`certify.minrank.invariant` on every candidate partition that passes the joint chain problem
+and the full LP, within ``--lp-budget`` LP solves; needs HiGHS) with the margins :data:`MARGINS` up to
+:data:`MARGINS_MAX_M` (above, the first), keeps the certificate of least rank (each one accepted by
+``certify/check_symmetric.py`` before it is written; a shipped file of lower rank stays) and prints
+one line per m with the CPU seconds. ``--keep`` leaves an m whose file exists alone; ``--parts`` and
+``--margin`` search that one partition at that one margin (how most committed two-part certificates
+were made: see docs/performance.md); ``--ranks`` (with ``--parts``) gives every block's rank, e.g.
+``0.0=3,0.1=3,1.0=1,1.1=1``,
 and the search only repairs that choice (``certify.minrank.invariant.search(ranks=…)``);
 ``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
 standard error as it goes. The figures of the last run are in
@@ -28,25 +29,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from certify.minrank.invariant import NoSolution, parse_ranks, search  # noqa: E402
+from certify.minrank.partitions import DEFAULT_BUDGET, best as choose  # noqa: E402
 from certify.minrank.symmetric import CERTIFICATES  # noqa: E402
 
-#: Up to this m, two-part partitions are tried as well (their LPs grow with the product of the parts' cells).
-PAIR_MAX_M = 16
 #: Up to this m, every candidate is searched with each of these margins (the squeeze's success depends on where the
 #: central solutions start it: m = 11 reaches rank 11 at 0.01 and 0.1, rank 12 at 0.05); above it with the first only.
 MARGINS = (0.05, 0.1, 0.01)
 MARGINS_MAX_M = 18
-#: Two-part searches cost minutes each (the squeeze's joint LPs): one margin.
+#: Two-part searches given by --parts cost minutes each (the squeeze's joint LPs): one margin.
 PAIR_MARGINS = (0.1,)
 #: Above m = 24: one pass of stage 2, and the squeeze only on the blocks of the largest multiplicities.
 SQUEEZE_BLOCKS = 3
-
-
-def candidates(m: int) -> list[tuple[int, ...]]:
-    out = [(m,)]
-    if 12 <= m <= PAIR_MAX_M:
-        out += [(m - b, b) for b in (11, 10) if m - b >= 1]
-    return out
 
 
 def main() -> int:
@@ -58,6 +51,9 @@ def main() -> int:
     ap.add_argument("--margin", type=float, help="only this margin")
     ap.add_argument("--squeeze", type=int, help="SLP iterations per squeeze step (0: no squeeze; default 40)")
     ap.add_argument("--ranks", help="with --parts: each block's rank, e.g. 0.0=3,0.1=3,1.0=1,1.1=1 (others zero)")
+    ap.add_argument("--lp-budget", type=int, default=DEFAULT_BUDGET,
+                    help=f"without --parts: the LP solves of the partition chooser per margin "
+                         f"(default {DEFAULT_BUDGET:,})")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
     if args.ranks and not (args.parts and args.lo == args.hi):
@@ -68,25 +64,29 @@ def main() -> int:
         if args.keep and path.exists():
             continue
         best, tried = None, []
-        for parts in [tuple(int(a) for a in args.parts.split(","))] if args.parts else candidates(m):
-            margins = (MARGINS if m <= MARGINS_MAX_M else MARGINS[:1]) if len(parts) == 1 else PAIR_MARGINS
-            for margin in [args.margin] if args.margin else margins:
-                started = time.process_time()
-                given = f", ranks {args.ranks}" if args.ranks else ""
-                try:
-                    doc = search(parts, margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
-                                 squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
-                                 squeeze=40 if args.squeeze is None else args.squeeze,
-                                 ranks=parse_ranks(args.ranks, parts) if args.ranks else None,
-                                 say=(lambda text: print(f"m = {m}: {text}", file=sys.stderr, flush=True))
-                                 if args.verbose else None)
-                except NoSolution as exc:
-                    tried.append(f"{list(parts)} at {margin}{given}: none ({exc})")
-                    continue
-                tried.append(f"{list(parts)} at {margin}{given}: {doc['rank_at_most']:,} "
-                             f"({time.process_time() - started:.0f} s)")
-                if best is None or doc["rank_at_most"] < best["rank_at_most"]:
-                    best = doc
+        parts = tuple(int(a) for a in args.parts.split(",")) if args.parts else None
+        margins = [args.margin] if args.margin else MARGINS if m <= MARGINS_MAX_M else MARGINS[:1]
+        for margin in margins if parts is None or args.margin else PAIR_MARGINS if len(parts) > 1 else margins:
+            started = time.process_time()
+            given = f", ranks {args.ranks}" if args.ranks else ""
+            options = dict(margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
+                           squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
+                           squeeze=40 if args.squeeze is None else args.squeeze,
+                           say=(lambda text: print(f"m = {m}: {text}", file=sys.stderr, flush=True))
+                           if args.verbose else None)
+            try:
+                if parts is None:
+                    doc, lines = choose(m, args.lp_budget, **options)
+                    what = f"the chooser at {margin} ({'; '.join(lines)})"
+                else:
+                    doc = search(parts, ranks=parse_ranks(args.ranks, parts) if args.ranks else None, **options)
+                    what = f"{list(parts)} at {margin}{given}"
+            except NoSolution as exc:
+                tried.append(f"{list(parts) if parts else 'the chooser'} at {margin}{given}: none ({exc})")
+                continue
+            tried.append(f"{what}: {doc['rank_at_most']:,} ({time.process_time() - started:.0f} s)")
+            if best is None or doc["rank_at_most"] < best["rank_at_most"]:
+                best = doc
         if best is None:
             print(f"m = {m}: no certificate; {'; '.join(tried)}", flush=True)
             continue
