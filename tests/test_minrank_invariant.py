@@ -117,7 +117,8 @@ def test_the_lp_producer_makes_certificates_the_checker_accepts():
     for parts in [(9,), (1, 5), (2, 3)]:
         doc = search(parts)
         assert check(doc).rank == doc["rank_at_most"] < 2 ** sum(parts)
-    assert search((9,))["rank_at_most"] <= load(str(shipped_path(9)))["rank_at_most"]
+    # the shipped m = 9 certificate is the best known (S_3 × S_6 since the partition chooser), never worse than S_9's
+    assert load(str(shipped_path(9)))["rank_at_most"] <= search((9,))["rank_at_most"] <= 9
 
 
 @pytest.mark.parametrize("text, says", [

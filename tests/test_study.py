@@ -144,7 +144,7 @@ def test_the_verdict_table_has_the_strict_column_for_every_claim():
     text = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
     section = text.split(study.BEGIN, 1)[1].split(study.END, 1)[0]
     table = section.split("| claim (paper) |", 1)[1].strip().splitlines()
-    assert table[0].endswith("| on strict splits (issue 46) |")
+    assert table[0].endswith("| on strict splits |")
     rows = [ln for ln in table[2:] if ln.startswith("| §6")]
     assert len(rows) == 6
     for row in rows:

@@ -432,7 +432,7 @@ def report(check_only: bool = False) -> int:
     same, runs_compared = _same_models(docs, sdocs)
     origins = {k: d["splits"][0]["listed_test"] for k, d in sdocs.items()}
     add("")
-    add("**On strict splits (issue 46).** The same cells again with `--split strict`: no test sequence has any origin "
+    add("**On strict splits.** The same cells again with `--split strict`: no test sequence has any origin "
         "made only of training words, a training pattern and a training permutation. A strict split keeps the listed "
         "split's training and validation sequences, so each strict cell trains the listed cell's models: "
         f"{same} of the {runs_compared} positive-feature runs have the same selected checkpoint and training count, "
@@ -499,7 +499,7 @@ def report(check_only: bool = False) -> int:
     # ---- verdicts
     draws_text = f"defaults, draws {draws[0]}–{draws[-1]}, seeds {seeds[0]}–{seeds[-1]}"
     add("")
-    add("| claim (paper) | verdict | configuration(s) behind it | on strict splits (issue 46) |")
+    add("| claim (paper) | verdict | configuration(s) behind it | on strict splits |")
     add("| --- | --- | --- | --- |")
     fmt = lambda d: ", ".join(str(d[k] or ">") for k in PRESET_SETTINGS)  # noqa: E731
     if match:
