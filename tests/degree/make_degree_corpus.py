@@ -27,7 +27,8 @@ def _docs() -> dict[int, dict]:
     return {m: degree_certificate(m) for m in MS}
 
 
-def _text(doc) -> str:
+def document_text(doc) -> str:
+    """A document as the corpus files hold it: compact JSON and a newline."""
     return json.dumps(doc) + "\n"
 
 
@@ -42,9 +43,9 @@ def valid(docs):
     two, four, twelve, t24, t48 = (docs[m] for m in MS)
     scaled = dict(t48, polynomial=[f"{c}/3" if int(c) % 3 else str(int(c) // 3) for c in t48["polynomial"]],
                   multipliers=[[u, d, f"{y}/7" if y % 7 else y // 7] for u, d, y in t48["multipliers"]])
-    out = {f"m{m}_degree_{docs[m]['degree']}": _text(docs[m]) for m in MS}
+    out = {f"m{m}_degree_{docs[m]['degree']}": document_text(docs[m]) for m in MS}
     # rationals as "p/q" strings (a positive factor changes no sign), and the same text pretty-printed, keys reordered
-    out["m48_polynomial_over_3_multipliers_over_7"] = _text(scaled)
+    out["m48_polynomial_over_3_multipliers_over_7"] = document_text(scaled)
     out["m24_pretty_printed_keys_reordered"] = json.dumps(dict(reversed(list(t24.items()))), indent=2) + "\n"
     return {name: (text, _says(json.loads(text))) for name, text in out.items()}
 
@@ -79,33 +80,41 @@ def invalid(docs):
     return out
 
 
-def _replace(text: str, old: str, new: str) -> str:
+def replace_once(text: str, old: str, new: str) -> str:
+    """``text`` with its one occurrence of ``old`` replaced (the edit a malformed file makes, and no other)."""
     assert text.count(old) == 1, (old, text)
     return text.replace(old, new)
+
+
+class Refusals(dict):
+    """name → (file bytes, the field or step the message names, a phrase of it): the malformed files, as
+    :func:`write_corpus` takes them; ``doc`` adds a document, ``raw`` a file's text or bytes as they are. Shared by
+    the product-degree corpus."""
+
+    def doc(self, name: str, d, field: str, says: str) -> None:
+        self[name] = (document_text(d).encode(), field, says)
+
+    def raw(self, name: str, text: str | bytes, field: str, says: str) -> None:
+        self[name] = (text.encode() if isinstance(text, str) else text, field, says)
 
 
 def malformed(docs):
     """name → (file bytes, the field or step the message names, a phrase of it)."""
     two, four, twelve, t24, t48 = (docs[m] for m in MS)
     t = json.dumps(t24)
-    bad = {}
-
-    def doc(name, d, field, says):
-        bad[name] = (_text(d).encode(), field, says)
-
-    def raw(name, text, field, says):
-        bad[name] = (text.encode() if isinstance(text, str) else text, field, says)
+    bad = Refusals()
+    doc, raw = bad.doc, bad.raw
 
     # the strict reader (certify/check.py's loads): one spelling, integers only
-    raw("float_in_the_polynomial", _replace(t, '"polynomial": [3,', '"polynomial": [3.0,'), "format",
+    raw("float_in_the_polynomial", replace_once(t, '"polynomial": [3,', '"polynomial": [3.0,'), "format",
         "number 3.0 is not an integer")
-    raw("exponent_m", _replace(t, '"m": 24,', '"m": 2.4e1,'), "format", "is not an integer")
-    raw("negative_integer_coefficient", _replace(t, '"polynomial": [3,', '"polynomial": [-3,'), "format",
+    raw("exponent_m", replace_once(t, '"m": 24,', '"m": 2.4e1,'), "format", "is not an integer")
+    raw("negative_integer_coefficient", replace_once(t, '"polynomial": [3,', '"polynomial": [-3,'), "format",
         "is negative")
-    raw("duplicate_key_degree", _replace(t, '"degree": 3,', '"degree": 2, "degree": 3,'), "format",
+    raw("duplicate_key_degree", replace_once(t, '"degree": 3,', '"degree": 2, "degree": 3,'), "format",
         "key 'degree' appears twice")
-    raw("m_with_5001_digits", _replace(t, '"m": 24,', '"m": ' + "1" * 5001 + ","), "format", "exceeds 2^53")
-    raw("nested_100000_deep", _replace(t, '"m": 24,', '"m": ' + "[" * 100_000 + "]" * 100_000 + ","), "format",
+    raw("m_with_5001_digits", replace_once(t, '"m": 24,', '"m": ' + "1" * 5001 + ","), "format", "exceeds 2^53")
+    raw("nested_100000_deep", replace_once(t, '"m": 24,', '"m": ' + "[" * 100_000 + "]" * 100_000 + ","), "format",
         "nested too deeply")
     raw("not_json", "this is not JSON\n", "format", "invalid or truncated JSON")
     raw("top_level_array", "[" + t + "]\n", "format", "expected a JSON object")
@@ -174,7 +183,7 @@ def write_corpus(out: Path, valid_files: dict, invalid_files: dict, malformed_fi
         (out / "valid" / f"{name}.json").write_bytes(text.encode())
         manifest["valid"][f"{name}.json"] = {"exit": 0, "says": says}
     for name, (d, field, says) in invalid_files.items():
-        (out / "invalid" / f"{name}.json").write_bytes(_text(d).encode())
+        (out / "invalid" / f"{name}.json").write_bytes(document_text(d).encode())
         manifest["invalid"][f"{name}.json"] = {"exit": 1, "field": field, "says": says}
     for name, (data, field, says) in malformed_files.items():
         (out / "malformed" / f"{name}.json").write_bytes(data)
