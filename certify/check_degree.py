@@ -377,8 +377,8 @@ def _gordan(ns: list[int], ds: list[int], entries: list) -> None:
     moments = contract({x: v for x, v in masses.items() if v}, [_binomials(n, d, False) for n, d in zip(ns, ds)])
     if moments:
         e = min(moments)
-        raise DegreeRejected("gordan", f"Σ y·L(Π C(t_l, e_l)) = {show_number(Fraction(moments[e], 2 * dy))} ≠ 0 at e = {e}, so the "
-                             f"multipliers do not exclude every h of degree ≤ {tuple(ds)}")
+        raise DegreeRejected("gordan", f"Σ y·L(Π C(t_l, e_l)) = {show_number(Fraction(moments[e], 2 * dy))} ≠ 0 at "
+                                       f"e = {e}, so the multipliers do not exclude every h of degree ≤ {tuple(ds)}")
 
 
 def check_product(doc: Any) -> tuple[list[int], list[int], str]:
