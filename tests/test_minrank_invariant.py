@@ -102,6 +102,13 @@ def test_minrank_says_so_when_the_results_rows_are_not_found(tmp_path, monkeypat
     (["--search-invariant", "--parts", "1,11", "--ranks", "0.0=x"], "is not K1.K2…=RANK"),
     (["--search-invariant", "--parts", "1,11", "--ranks", "0.6=1"], "is not a block of parts [1, 11]"),
     (["--search-invariant", "--parts", "1,11", "--ranks", "0.0=25"], "its rank must be 0 … 24"),
+    (["--tops", "0,1"], "--tops goes with --search-invariant --parts"),
+    (["--search-invariant", "--tops", "0,1"], "--tops goes with --search-invariant --parts"),
+    (["--search-invariant", "--parts", "1,11", "--tops", "0,1", "--ranks", "0.0=1"], "--tops goes without --ranks"),
+    (["--search-invariant", "--parts", "1,11", "--tops", "1,1"], "each from 0 to half the part's size"),
+    (["--search-invariant", "--parts", "1,11", "--tops", "0"], "one index per part of --parts 1,11"),
+    (["--search-invariant", "--parts", "1,11", "--tops", "0,x"], "block indices separated by commas"),
+    (["--search-invariant", "--parts", "1,11", "--tops", "0," * 60], "longer than 100 characters"),
 ])
 def test_minrank_refuses_bad_invariant_options_with_one_line(args, says, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -152,6 +159,45 @@ def test_the_producer_reaches_given_block_ranks_and_the_checker_accepts_them():
         assert result.rank == doc["rank_at_most"] == sum(multiplicity(parts, k) * r for k, r in ranks.items())
 
 
+def test_the_search_says_where_its_work_went_stage_by_stage_and_the_counts_add_up():
+    """The stage lines (``stage 2 (ranks): N row LPs …``) count every LP the budget counts, stage by stage: the row
+    LPs and joint LPs of stages 2 and 2b add up to the solves the shared budget saw (stage 1's feasibility LPs and
+    stage 3's rounding aside), and a joint LP is a repair step's (larger than a row's)."""
+    pytest.importorskip("highspy")
+    import re
+
+    from certify.minrank.invariant import Budget, search
+
+    lines, budget = [], Budget()
+    doc = search((12,), say=lines.append, budget=budget)
+    assert check(doc).rank == doc["rank_at_most"]
+    stages = {line.split(":")[0]: line for line in lines if line.startswith("stage ")}
+    assert set(stages) == {"stage 1 (top blocks)", "stage 2 (ranks)", "stage 2b (squeeze)", "stage 3 (exact)"}
+
+    def count(line, kind):
+        found = re.search(rf"([\d,]+) {kind} LPs", line)
+        return int(found.group(1).replace(",", "")) if found else 0
+
+    work = sum(count(stages[s], kind) for s in ("stage 2 (ranks)", "stage 2b (squeeze)") for kind in ("row", "joint"))
+    first = budget.used - work  # stage 1's LPs: one per query weight tuple and tried top (13 per top for S_12)
+    assert first > 0 and first % 13 == 0
+    assert count(stages["stage 2b (squeeze)"], "joint") > 0
+    size = re.search(r"joint LPs \(.*?([\d,]+) rows", stages["stage 2b (squeeze)"])
+    assert size and int(size.group(1).replace(",", "")) > 13
+
+
+def test_given_tops_keep_every_block_of_the_certificate_at_or_below_them():
+    """``search(tops=…)`` (make_invariant_certificates.py --tops): each part's own highest block index, where stage 1
+    would take one for all parts. S_3 × S_5 at tops (0, 1) is the m = 8 row's shape (rank 6); the uniform top 1
+    lets S_3's block 1 in."""
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import search
+
+    doc = search((3, 5), tops=(0, 1))
+    assert check(doc).rank == doc["rank_at_most"] <= 8
+    assert all(b["index"][0] == 0 and b["index"][1] <= 1 for b in doc["blocks"])
+
+
 def test_given_block_ranks_without_a_solution_raise_no_solution_naming_why():
     """Only block 0 of S_5: Proposition I3 needs a nonzero block k ≥ K1(2) = 1, so not even the free LP solves it."""
     pytest.importorskip("highspy")
@@ -169,3 +215,15 @@ def test_minrank_search_invariant_uses_the_certificate_it_made(tmp_path, monkeyp
     assert "made by --search-invariant" in proc.stdout and "S_1 × S_9" in proc.stdout
     made = json.loads((tmp_path / "w" / "m10.upper.symmetric.json").read_text())
     assert check(made).rank == made["rank_at_most"] and made["parts"] == [1, 9]
+
+
+def test_minrank_search_invariant_with_tops_keeps_its_blocks_at_or_below_them(tmp_path, monkeypatch):
+    """``--tops 0,1`` with ``--parts 3,6`` (m = 9): no block of S_3's index 1, where the default top (1 for every
+    part) would allow one; the certificate written is re-checked here."""
+    pytest.importorskip("highspy")
+    monkeypatch.chdir(tmp_path)
+    proc = run_cli_here("minrank", "--m", "9", "--search-invariant", "--parts", "3,6", "--tops", "0,1", "--out", "w")
+    assert proc.returncode == 0, proc.stderr
+    made = json.loads((tmp_path / "w" / "m9.upper.symmetric.json").read_text())
+    assert check(made).rank == made["rank_at_most"] and made["parts"] == [3, 6]
+    assert all(b["index"][0] == 0 and b["index"][1] <= 1 for b in made["blocks"])

@@ -46,6 +46,9 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
               help="With --search-invariant and no --parts: the LP solves the partition chooser may spend, its full "
                    "LPs and searches together (default 20,000; counted in solves, never seconds). A search it cuts "
                    "short rounds the blocks it has reached; the best certificate is kept; spent before any, exit 2.")
+@click.option("--tops", "tops", type=str,
+              help="With --search-invariant --parts: the highest block index of each part, e.g. 2,1 with "
+                   "--parts 19,5 (default: the least one that works for all parts alike).")
 @click.option("--ranks", "ranks", type=str,
               help="With --search-invariant: every block's rank, one dotted index per block, e.g. 0.0=3,0.1=3,1.0=1,"
                    "1.1=1 with --parts 3,11 (blocks not listed are zero); the search then only repairs that choice.")
@@ -53,7 +56,8 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs matplotlib, the extra plot).")
-def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, lp_budget, ranks,
+def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, lp_budget, tops,
+                ranks,
                 as_json, plot) -> int:
     """Both sides of r*(m, 3), each a certificate re-checked exactly: L ≤ r* ≤ U (docs/math.md §11).
 
@@ -105,6 +109,12 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
         raise InputError("--parts goes with --search-invariant")
     if lp_budget is not None and (parts or ranks is not None or not search_invariant):
         raise InputError("--lp-budget goes with --search-invariant without --parts or --ranks (the partition chooser)")
+    if tops is not None:
+        if not (search_invariant and parts):
+            raise InputError("--tops goes with --search-invariant --parts")
+        if ranks is not None:
+            raise InputError("--tops goes without --ranks (the listed blocks give the highest index of each part)")
+        tops = _tops(tops, split)
     if ranks is not None:
         from ..minrank.invariant import parse_ranks
 
@@ -128,7 +138,7 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
 
             try:
                 if parts or ranks is not None:  # one partition (--ranks alone: S_M's blocks)
-                    invariant = search(split, say=say, max_work=10**12, ranks=ranks)
+                    invariant = search(split, say=say, max_work=10**12, ranks=ranks, tops=tops)
                 else:
                     invariant, _ = best(m, DEFAULT_BUDGET if lp_budget is None else lp_budget, say=say,
                                         max_work=10**12)
@@ -201,6 +211,20 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     for path in written:
         click.echo(f"  wrote        {path}")
     return EXIT_VERIFIED
+
+
+def _tops(text: str, parts: tuple[int, ...]) -> tuple[int, ...]:
+    """``--tops 2,1``: one block index per part, each from 0 to half the part's size."""
+    if len(text) > 100:
+        raise InputError("--tops: longer than 100 characters")
+    try:
+        tops = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"--tops {text!r}: block indices separated by commas, e.g. 2,1") from None
+    if len(tops) != len(parts) or any(not 0 <= t <= a // 2 for t, a in zip(tops, parts)):
+        raise InputError(f"--tops {text!r}: one index per part of --parts {','.join(map(str, parts))}, "
+                         f"each from 0 to half the part's size")
+    return tops
 
 
 def _parts(text: str, m: int) -> tuple[int, ...]:

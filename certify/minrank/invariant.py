@@ -11,8 +11,9 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
 2. **ranks** — block by block, largest multiplicity first: the block is freed, the LP is
    solved by an interior-point method without crossover (a central solution, whose
    singular values fall fast), and the block is replaced by its leading right singular
-   vectors, as few as keep every row feasible (a binary search: the truncations are nested);
-   ``passes`` rounds (2 by default);
+   vectors, as few as keep every row feasible (a binary search: the truncations are nested;
+   each probe solves only the rows of the block's index — the other rows' LPs do not involve
+   it — and stops at the first row that fails); ``passes`` rounds (2 by default);
 2b. **squeeze** — block by block, the rank lowered by one from the truncated SVD and repaired by
    sequential linear programming: one LP in the left and right factors together, their
    products linearized at the current point within a trust region, solved by the interior-point
@@ -28,6 +29,9 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
 HiGHS (package ``highspy``, the extra ``highs``) solves the LPs in floating point;
 the floats only propose. Without it, :func:`search` raises :class:`HighsUnavailable`.
 
+Where the work goes is said stage by stage (``say``): the row LPs and the joint LPs of each stage,
+their CPU seconds and the joint LPs' average size (:class:`Tally`; docs/performance.md quotes them).
+
 The work can be bounded by a :class:`Budget` of LP solves (``search(budget=…)``; the partition
 chooser :mod:`certify.minrank.partitions` shares one among its candidates): where it runs out in
 stage 2 or 2b, the blocks reached so far (feasible ones: a block being tried is put back) go to
@@ -42,8 +46,8 @@ from typing import Any, Callable
 
 from .terwilliger import Algebra, part_tops
 
-__all__ = ["HighsUnavailable", "NoSolution", "BudgetSpent", "Budget", "search", "feasible", "least_top", "parse_ranks",
-           "DEFAULT_MARGIN", "AIM_STEPS"]
+__all__ = ["HighsUnavailable", "NoSolution", "BudgetSpent", "Budget", "Tally", "search", "feasible", "least_top",
+           "parse_ranks", "DEFAULT_MARGIN", "AIM_STEPS"]
 
 #: The margin every strict inequality of the row condition gets, relative to the query's own value 1.
 DEFAULT_MARGIN = 0.05
@@ -179,12 +183,46 @@ class _LP:
         return x, min(x[d] for d in self.deltas)
 
 
+class Tally:
+    """Where a search's work goes: per kind of LP (``"row"``: one query row's, ``"joint"``: a repair step's), the
+    solves, their CPU seconds (HiGHS's run and the LP's assembly) and their sizes; read by :meth:`line`."""
+
+    def __init__(self) -> None:
+        self.solves = {"row": 0, "joint": 0}
+        self.seconds = {"row": 0.0, "joint": 0.0}
+        self.rows = {"row": 0, "joint": 0}
+        self.nonzeros = {"row": 0, "joint": 0}
+
+    def add(self, kind: str, seconds: float, lp: "_LP") -> None:
+        self.solves[kind] += 1
+        self.seconds[kind] += seconds
+        self.rows[kind] += len(lp.lo)
+        self.nonzeros[kind] += len(lp.v)
+
+    def snapshot(self) -> tuple[dict, dict]:
+        return dict(self.solves), dict(self.seconds)
+
+    def line(self, since: tuple[dict, dict] | None = None) -> str:
+        """``"N row LPs (S s of CPU, A ms each), M joint LPs (…, R rows and Z nonzeros on average)"``; ``since``: a
+        :meth:`snapshot`, to count only what came after it (sizes are averages over the whole search)."""
+        solves, seconds = since or ({k: 0 for k in self.solves}, {k: 0.0 for k in self.seconds})
+        parts = []
+        for kind, name in (("row", "row LPs"), ("joint", "joint LPs")):
+            n, t = self.solves[kind] - solves[kind], self.seconds[kind] - seconds[kind]
+            if n:
+                size = (f", {self.rows[kind] // self.solves[kind]:,} rows and "
+                        f"{self.nonzeros[kind] // self.solves[kind]:,} nonzeros on average") if kind == "joint" else ""
+                parts.append(f"{n:,} {name} ({t:.1f} s of CPU, {1000 * t / n:.0f} ms each{size})")
+        return ", ".join(parts) or "no LPs"
+
+
 class _State:
     """The blocks being searched: per block either free (``None``) or a fixed right factor ``V_κ`` of some rank."""
 
     def __init__(self, alg: Algebra, budget: Budget | None = None) -> None:
         self.alg = alg
         self.budget = budget if budget is not None else Budget()
+        self.tally = Tally()
         self.rank: dict[tuple, int | None] = {k: None for k in alg.kappas}
         self.right: dict[tuple, Any] = {}
         self.floats = {w: [(c.j, c.level, {k: float(v) for k, v in c.coefficients.items()}) for c in cells]
@@ -192,7 +230,7 @@ class _State:
 
     def solve_row(self, core, w, cap: float, central: bool):
         """Row ``w``'s LP; returns ``(variables, values, least δ)``."""
-        alg, index = self.alg, {}
+        alg, index, started = self.alg, {}, time.process_time()
 
         def var(key):
             return index.setdefault(key, len(index))
@@ -213,17 +251,34 @@ class _State:
         lp.condition(sum(w), forms, diagonal, core.kHighsInf)
         self.budget.spend()
         x, least = lp.solve(core, cap, central)
+        self.tally.add("row", time.process_time() - started, lp)
         return index, x, least
 
-    def solve(self, core, cap: float, central: bool):
-        """Every row: the blocks ``G_κ`` (free ones solved, fixed ones ``U Vᵀ``), the left factors, the least ``δ``."""
+    def least(self, core, cap: float, central: bool, rows, floor: float) -> float:
+        """The least ``δ`` of the LPs of ``rows`` alone, stopping at the first below ``floor`` (``-inf`` if one fails).
+
+        Stage 2's probes: a row whose LP does not involve the block being cut (its weight tuple outside the block's
+        index) keeps the solution it had, and one row below the margin already rules the probe out."""
+        least = float("inf")
+        for w in rows:
+            _, x, worst = self.solve_row(core, w, cap, central)
+            if x is None:
+                return -float("inf")
+            least = min(least, worst)
+            if least < floor:
+                break
+        return least
+
+    def solve(self, core, cap: float, central: bool, rows=None):
+        """Every row (or those of ``rows``): the blocks ``G_κ`` (free ones solved, fixed ones ``U Vᵀ``; only the
+        rows solved are filled in), the left factors, the least ``δ``."""
         import numpy as np
 
         alg = self.alg
         full = {k: np.zeros((len(alg.index[k]),) * 2) for k in alg.kappas}
         left = {k: np.zeros((len(alg.index[k]), self.rank[k] or 0)) for k in alg.kappas}
         least = np.inf
-        for w in alg.rows:
+        for w in alg.rows if rows is None else rows:
             index, x, worst = self.solve_row(core, w, cap, central)
             if x is None:
                 return None, None, -np.inf
@@ -269,21 +324,33 @@ def _lower_ranks(state: _State, core, margin: float, passes: int, say) -> None:
 
     alg = state.alg
     order = sorted(alg.kappas, key=lambda k: (-alg.multiplicity(k), k))
+    # Every row feasible at the start: from here on, a change to block κ is tested on the rows of κ's index alone
+    # (the others' LPs do not involve it).
+    try:
+        first = state.solve(core, 2 * margin, True)[2]
+    except BudgetSpent:  # every block still free: fixed at full rank for the rounding
+        _fix_free(state)
+        raise
+    if first < margin:
+        raise NoSolution(f"parts {list(alg.parts)}: no solution with blocks up to {alg.tops} (margin {margin})")
     for sweep in range(passes):
         for k in order:
             before = (state.rank[k], state.right.get(k))
             try:
                 state.rank[k] = None
-                full, _, least = state.solve(core, 2 * margin, True)
+                full, _, least = state.solve(core, 2 * margin, True, alg.index[k])
                 if full is None or least < margin:
                     state.rank[k], state.right[k] = before
                     continue
                 _, _, vt = np.linalg.svd(full[k])
                 state.rank[k], state.right[k] = before
+                known: dict[int, bool] = {}
 
                 def fits(r: int) -> bool:  # the leading r right singular vectors: nested, so feasibility is monotone
                     state.rank[k], state.right[k] = r, vt[:r].T.copy()
-                    return state.solve(core, 2 * margin, True)[2] >= margin
+                    if r not in known:
+                        known[r] = state.least(core, 2 * margin, True, alg.index[k], margin) >= margin
+                    return known[r]
 
                 low, high = 1, (before[0] or len(alg.index[k])) + 1  # the least feasible r is in [low, high)
                 while low < high:
@@ -340,7 +407,7 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
     within ``rho`` (relative) of it: new right factors, or ``None``."""
     import numpy as np
 
-    alg, index = state.alg, {}
+    alg, index, started = state.alg, {}, time.process_time()
     for w in alg.rows:
         for k in left[w]:
             for r in range(state.rank[k]):
@@ -370,6 +437,7 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
     step = rho * np.maximum(np.abs(now), 1e-3)
     state.budget.spend()
     x, _ = lp.solve(core, cap, True, box=(now - step, now + step))  # interior point: ~30× faster than simplex here
+    state.tally.add("joint", time.process_time() - started, lp)
     if x is None:
         return None
     return {k: np.array([[x[index["V", k, j, r]] for r in range(state.rank[k])] for j in alg.index[k]])
@@ -554,21 +622,31 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         tops = tuple(max(k[n] for k in ranks) for n in range(len(parts)))
         say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
         state = _State(Algebra(parts, tops), budget)
+        clock = time.process_time()
         _aim(state, core, ranks, margin, floor, steps, say)
+        say(f"stage 2' (given ranks): {state.tally.line()}; {time.process_time() - clock:.1f} s of CPU in all")
     else:
         if tops is None:
             if top is None:
+                clock = time.process_time()
                 top = least_top(parts, core, margin, budget=budget)
+                say(f"stage 1 (top blocks): {time.process_time() - clock:.1f} s of CPU")
             tops = part_tops(parts, top)
         say(f"parts {list(parts)}: blocks up to {tops[0] if len(tops) == 1 else tuple(tops)}")
         state = _State(Algebra(parts, tuple(tops)), budget)
+        clock, before = time.process_time(), state.tally.snapshot()
         try:
             _lower_ranks(state, core, margin, passes, say)
+            say(f"stage 2 (ranks): {state.tally.line(before)}; {time.process_time() - clock:.1f} s of CPU in all")
             if squeeze:
+                clock, before = time.process_time(), state.tally.snapshot()
                 _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
+                say(f"stage 2b (squeeze): {state.tally.line(before)}; "
+                    f"{time.process_time() - clock:.1f} s of CPU in all")
         except BudgetSpent as exc:  # the blocks reached so far are feasible: round them (not counted in the budget)
             say(f"{exc}: the blocks reached so far (total {_total(state):,}) are rounded")
             state.budget = Budget()
+    clock, before = time.process_time(), state.tally.snapshot()
     for bits in (24, 40):
         try:
             doc = _exact(state, core, margin, bits, floor)
@@ -577,6 +655,8 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         except (NoSolution, CertificateError) as exc:
             say(f"exact rounding at 2^-{bits} failed: {exc}")
             continue
+        say(f"stage 3 (exact): {state.tally.line(before)}; {time.process_time() - clock:.1f} s of CPU in all, "
+            f"the check included")
         say(f"checked: rank {doc['rank_at_most']:,} ({time.process_time() - started:.1f} s of CPU)")
         return doc
     raise NoSolution(f"parts {list(parts)}: no exact certificate from the LP solution")

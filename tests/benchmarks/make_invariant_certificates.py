@@ -1,16 +1,18 @@
 """Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
 
     python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep] [--parts A,B] [--margin X]
-                                                          [--squeeze N] [--ranks K.K=R,…] [--lp-budget N] [--verbose]
+        [--squeeze N] [--tops T,T] [--ranks K.K=R,…] [--lp-budget N] [--verbose]
 
 For each m it runs the partition chooser of :mod:`certify.minrank.partitions` (the LP search of
 :mod:`certify.minrank.invariant` on every candidate partition that passes the joint chain problem
-and the full LP, within ``--lp-budget`` LP solves; needs HiGHS) with the margins :data:`MARGINS` up to
+and the full LP, within ``--lp-budget`` LP solves — with ``--parts``, of that one search; needs HiGHS) with the margins :data:`MARGINS` up to
 :data:`MARGINS_MAX_M` (above, the first), keeps the certificate of least rank (each one accepted by
 ``certify/check_symmetric.py`` before it is written; a shipped file of lower rank stays) and prints
 one line per m with the CPU seconds. ``--keep`` leaves an m whose file exists alone; ``--parts`` and
 ``--margin`` search that one partition at that one margin (how most committed two-part certificates
-were made: see docs/performance.md); ``--ranks`` (with ``--parts``) gives every block's rank, e.g.
+were made: see docs/performance.md); ``--tops`` (with ``--parts``) the highest block index of each
+part, e.g. ``2,1`` (else stage 1 finds the least uniform one, which may keep blocks no solution needs);
+``--ranks`` (with ``--parts``) gives every block's rank, e.g.
 ``0.0=3,0.1=3,1.0=1,1.1=1``,
 and the search only repairs that choice (``certify.minrank.invariant.search(ranks=…)``);
 ``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
@@ -28,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from certify.minrank.invariant import NoSolution, parse_ranks, search  # noqa: E402
+from certify.minrank.invariant import Budget, NoSolution, parse_ranks, search  # noqa: E402
 from certify.minrank.partitions import DEFAULT_BUDGET, best as choose  # noqa: E402
 from certify.minrank.symmetric import CERTIFICATES  # noqa: E402
 
@@ -50,14 +52,17 @@ def main() -> int:
     ap.add_argument("--parts", help="only this partition, e.g. 1,11 (with --from M --to M)")
     ap.add_argument("--margin", type=float, help="only this margin")
     ap.add_argument("--squeeze", type=int, help="SLP iterations per squeeze step (0: no squeeze; default 40)")
+    ap.add_argument("--tops", help="with --parts: the highest block index of each part, e.g. 2,1 (instead of the "
+                                   "least uniform one that stage 1 finds)")
     ap.add_argument("--ranks", help="with --parts: each block's rank, e.g. 0.0=3,0.1=3,1.0=1,1.1=1 (others zero)")
-    ap.add_argument("--lp-budget", type=int, default=DEFAULT_BUDGET,
-                    help=f"without --parts: the LP solves of the partition chooser per margin "
-                         f"(default {DEFAULT_BUDGET:,})")
+    ap.add_argument("--lp-budget", type=int, default=None,
+                    help=f"the LP solves allowed per margin: of the partition chooser without --parts (default "
+                         f"{DEFAULT_BUDGET:,}), of the one search with --parts (default: no limit; where it runs "
+                         f"out, the blocks reached so far are rounded and checked)")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
-    if args.ranks and not (args.parts and args.lo == args.hi):
-        ap.error("--ranks needs --parts and one m (--from M --to M)")
+    if (args.ranks or args.tops) and not (args.parts and args.lo == args.hi):
+        ap.error("--ranks and --tops need --parts and one m (--from M --to M)")
     CERTIFICATES.mkdir(exist_ok=True)
     for m in range(args.lo, args.hi + 1):
         path = CERTIFICATES / f"m{m}.symmetric.json"
@@ -68,7 +73,7 @@ def main() -> int:
         margins = [args.margin] if args.margin else MARGINS if m <= MARGINS_MAX_M else MARGINS[:1]
         for margin in margins if parts is None or args.margin else PAIR_MARGINS if len(parts) > 1 else margins:
             started = time.process_time()
-            given = f", ranks {args.ranks}" if args.ranks else ""
+            given = (f", ranks {args.ranks}" if args.ranks else "") + (f", tops {args.tops}" if args.tops else "")
             options = dict(margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
                            squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
                            squeeze=40 if args.squeeze is None else args.squeeze,
@@ -76,10 +81,12 @@ def main() -> int:
                            if args.verbose else None)
             try:
                 if parts is None:
-                    doc, lines = choose(m, args.lp_budget, **options)
+                    doc, lines = choose(m, DEFAULT_BUDGET if args.lp_budget is None else args.lp_budget, **options)
                     what = f"the chooser at {margin} ({'; '.join(lines)})"
                 else:
-                    doc = search(parts, ranks=parse_ranks(args.ranks, parts) if args.ranks else None, **options)
+                    tops = tuple(int(a) for a in args.tops.split(",")) if args.tops else None
+                    doc = search(parts, ranks=parse_ranks(args.ranks, parts) if args.ranks else None, tops=tops,
+                                 budget=Budget(args.lp_budget), **options)
                     what = f"{list(parts)} at {margin}{given}"
             except NoSolution as exc:
                 tried.append(f"{list(parts) if parts else 'the chooser'} at {margin}{given}: none ({exc})")
