@@ -1594,7 +1594,7 @@ def _discard_stdout() -> None:
         pass
 
 
-def guard_process(work, prog: str) -> int:
+def guard_process(work, prog: str, stdout_needed: bool = True) -> int:
     """Run ``work()`` (which returns an exit code) and turn process faults into exit codes and one line.
 
     * Ctrl-C (SIGINT) → ``EXIT_SIGINT`` (130); SIGTERM → ``EXIT_SIGTERM`` (143); ``finally``
@@ -1606,7 +1606,8 @@ def guard_process(work, prog: str) -> int:
     * standard output closed before the start (``>&-``: ``sys.stdout`` is ``None``) →
       ``EXIT_MALFORMED`` (2) with the reason, before ``work()`` runs: no work is wasted and
       no verdict is ever lost to a write that cannot happen (with standard error closed
-      too, silently).
+      too, silently); unless ``stdout_needed`` is false (``check.py --quiet``, whose exit
+      code is the whole verdict): then it runs, standard output going nowhere.
 
     Standard output is flushed inside, so a buffered write that fails is caught here, not
     at interpreter exit.
@@ -1626,8 +1627,10 @@ def guard_process(work, prog: str) -> int:
         previous = None
     try:
         if sys.stdout is None:  # file descriptor 1 closed (``>&-``): nothing could say the verdict
-            _say_stderr(f"{prog}: cannot write the output: standard output is closed")
-            return EXIT_MALFORMED
+            if stdout_needed:
+                _say_stderr(f"{prog}: cannot write the output: standard output is closed")
+                return EXIT_MALFORMED
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # nothing is printed; a stray write goes nowhere
         code = work()
         sys.stdout.flush()
         return code
@@ -1676,7 +1679,10 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 verified, 1 rejected, 2 malformed or unreadable (or standard output cannot
     be written), 3 internal contradiction; 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
     """
-    return guard_process(lambda: _main(argv), "check.py")
+    args = sys.argv[1:] if argv is None else list(argv)
+    options = args[:args.index("--")] if "--" in args else args
+    quiet = "--quiet" in options and not {"--json", "-h", "--help"} & set(options)  # prints nothing at all
+    return guard_process(lambda: _main(argv), "check.py", stdout_needed=not quiet)
 
 
 def script_args(argv: list[str] | None, doc: str | None, usage: str, flags=(), value: str | None = None):

@@ -110,3 +110,15 @@ def test_the_same_arguments_verify_when_standard_output_is_open(argv, tmp_path):
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=60,
                           env={**os.environ, "CERTIFY_PROGRESS": "0"})
     assert proc.returncode == 0 and proc.stderr == ""
+
+
+@pytest.mark.parametrize("name, code", [("valid/rank_nine_paper.json", 0),
+                                        ("invalid/" + sorted(p.name for p in (CORPUS / "invalid").iterdir())[0], 1)])
+def test_check_py_quiet_needs_no_standard_output_and_gives_its_verdict_with_it_closed(name, code, tmp_path):
+    """``check.py --quiet`` prints nothing: its exit code is the whole verdict, so a closed standard output changes
+    nothing (0 for a valid file, 1 for an invalid one); with ``--json`` it prints, so it is refused as above."""
+    script = str(ROOT / "certify" / "check.py")
+    assert _run([sys.executable, script, "--quiet", str(CORPUS / name)], tmp_path, 1)[0] == code
+    refused = _run([sys.executable, script, "--quiet", "--json", str(CORPUS / name)], tmp_path, 1)
+    assert refused == (2, f"check.py: {LINE}\n")
+    assert _run([sys.executable, script, "--", "--quiet"], tmp_path, 1)[0] == 2  # a path named --quiet is no option
