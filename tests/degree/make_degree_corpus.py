@@ -20,16 +20,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 MS = (2, 4, 12, 24, 48)
 
+sys.path.insert(0, str(HERE.parent))
+from corpus_files import Refusals, document_text, replace_once, write_corpus  # noqa: E402
+
 
 def _docs() -> dict[int, dict]:
     from certify.minrank.degree import degree_certificate
 
     return {m: degree_certificate(m) for m in MS}
-
-
-def document_text(doc) -> str:
-    """A document as the corpus files hold it: compact JSON and a newline."""
-    return json.dumps(doc) + "\n"
 
 
 def _says(doc) -> str:
@@ -78,24 +76,6 @@ def invalid(docs):
     d["multipliers"][0][2] += 1
     out["a_multiplier_changed_so_the_sum_is_not_zero"] = (d, "gordan", "≠ 0, so the multipliers do not exclude")
     return out
-
-
-def replace_once(text: str, old: str, new: str) -> str:
-    """``text`` with its one occurrence of ``old`` replaced (the edit a malformed file makes, and no other)."""
-    assert text.count(old) == 1, (old, text)
-    return text.replace(old, new)
-
-
-class Refusals(dict):
-    """name → (file bytes, the field or step the message names, a phrase of it): the malformed files, as
-    :func:`write_corpus` takes them; ``doc`` adds a document, ``raw`` a file's text or bytes as they are. Shared by
-    the product-degree corpus."""
-
-    def doc(self, name: str, d, field: str, says: str) -> None:
-        self[name] = (document_text(d).encode(), field, says)
-
-    def raw(self, name: str, text: str | bytes, field: str, says: str) -> None:
-        self[name] = (text.encode() if isinstance(text, str) else text, field, says)
 
 
 def malformed(docs):
@@ -168,28 +148,6 @@ def write(out: Path) -> dict:
     """Write the corpus under ``out`` (``valid/``, ``invalid/``, ``malformed/``, ``MANIFEST.json``); return it."""
     docs = _docs()
     return write_corpus(out, valid(docs), invalid(docs), malformed(docs))
-
-
-def write_corpus(out: Path, valid_files: dict, invalid_files: dict, malformed_files: dict) -> dict:
-    """Write ``valid`` (name → (text, verdict)), ``invalid`` (name → (document, step, phrase)) and ``malformed``
-    (name → (bytes, field, phrase)) files and their MANIFEST.json under ``out``; return the manifest. Shared by the
-    product-degree corpus (tests/product_degree/make_product_degree_corpus.py)."""
-    manifest: dict = {"valid": {}, "invalid": {}, "malformed": {}}
-    for sub in manifest:
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        for f in (out / sub).glob("*.json"):
-            f.unlink()
-    for name, (text, says) in valid_files.items():
-        (out / "valid" / f"{name}.json").write_bytes(text.encode())
-        manifest["valid"][f"{name}.json"] = {"exit": 0, "says": says}
-    for name, (d, field, says) in invalid_files.items():
-        (out / "invalid" / f"{name}.json").write_bytes(document_text(d).encode())
-        manifest["invalid"][f"{name}.json"] = {"exit": 1, "field": field, "says": says}
-    for name, (data, field, says) in malformed_files.items():
-        (out / "malformed" / f"{name}.json").write_bytes(data)
-        manifest["malformed"][f"{name}.json"] = {"exit": 2, "field": field, "says": says}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return manifest
 
 
 if __name__ == "__main__":

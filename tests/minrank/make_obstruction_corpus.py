@@ -18,6 +18,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE.parent))
+from corpus_files import Refusals, document_text, replace_once, write_corpus  # noqa: E402
 
 
 def _docs():
@@ -28,33 +30,29 @@ def _docs():
     return four, five, six, regions
 
 
-def _text(doc) -> str:
-    return json.dumps(doc) + "\n"
-
-
 def valid(four, five, six, regions):
     """name → (file text, the verdict line)."""
     out = {
-        "m4_orders_rank2": (_text(four), "VERIFIED: r*(4, 3) ≥ 2"),
-        "m5_orders_rank3": (_text(five), "VERIFIED: r*(5, 3) ≥ 3"),
-        "m6_orders_rank3": (_text(six), "VERIFIED: r*(6, 3) ≥ 3"),
-        "m8_regions_rank2": (_text(regions), "VERIFIED: r*(8, 3) ≥ 2"),
+        "m4_orders_rank2": (document_text(four), "VERIFIED: r*(4, 3) ≥ 2"),
+        "m5_orders_rank3": (document_text(five), "VERIFIED: r*(5, 3) ≥ 3"),
+        "m6_orders_rank3": (document_text(six), "VERIFIED: r*(6, 3) ≥ 3"),
+        "m8_regions_rank2": (document_text(regions), "VERIFIED: r*(8, 3) ≥ 2"),
         # the orientation of a listed pair does not matter: every orientation is tried
-        "m5_orders_rank3_every_pair_written_z_y": (_text(dict(five, pairs=[[z, y] for y, z in five["pairs"]])),
+        "m5_orders_rank3_every_pair_written_z_y": (document_text(dict(five, pairs=[[z, y] for y, z in five["pairs"]])),
                                                     "VERIFIED: r*(5, 3) ≥ 3"),
-        "m5_orders_rank3_argument_written_out": (_text(dict(five, argument="orders")), "VERIFIED: r*(5, 3) ≥ 3"),
+        "m5_orders_rank3_argument_written_out": (document_text(dict(five, argument="orders")), "VERIFIED: r*(5, 3) ≥ 3"),
         "m5_orders_rank3_pretty_printed_keys_reordered": (
             json.dumps({k: five[k] for k in ("pairs", "rank_at_least", "m", "schema")}, indent=2) + "\n",
             "VERIFIED: r*(5, 3) ≥ 3"),
     }
     # "disjoint-queries" (docs/math.md §11, the pair queries); its files start with "queries_" in every folder
     eight, forty_eight = _queries(8), _queries(48)
-    out["queries_m8_rank4"] = (_text(eight), "VERIFIED: r*(8, 3) ≥ 4")
-    out["queries_m48_rank24"] = (_text(forty_eight), "VERIFIED: r*(48, 3) ≥ 24")
+    out["queries_m8_rank4"] = (document_text(eight), "VERIFIED: r*(8, 3) ≥ 4")
+    out["queries_m48_rank24"] = (document_text(forty_eight), "VERIFIED: r*(48, 3) ≥ 24")
     weight_three = ["111000000", "000111000", "000000111"]  # any weight ≥ 2 and any disjoint supports will do
-    out["queries_m9_weight_three_rank3"] = (_text(dict(eight, m=9, rank_at_least=3, queries=weight_three)),
+    out["queries_m9_weight_three_rank3"] = (document_text(dict(eight, m=9, rank_at_least=3, queries=weight_three)),
                                             "VERIFIED: r*(9, 3) ≥ 3")
-    out["queries_m8_rank3_claimed_below_the_four_queries"] = (_text(dict(eight, rank_at_least=3)),
+    out["queries_m8_rank3_claimed_below_the_four_queries"] = (document_text(dict(eight, rank_at_least=3)),
                                                                "VERIFIED: r*(8, 3) ≥ 3")
     return out
 
@@ -98,45 +96,35 @@ def invalid(four, five, six, regions):
     }
 
 
-def _replace(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, (old, text)
-    return text.replace(old, new)
-
-
 def malformed(four, five, six, regions):
     """name → (file bytes, the field or step the message names, a phrase of it)."""
     t5 = json.dumps(five)
-    bad = {}
-
-    def doc(name, d, field, says):
-        bad[name] = (_text(d).encode(), field, says)
-
-    def raw(name, text, field, says):
-        bad[name] = (text.encode() if isinstance(text, str) else text, field, says)
+    bad = Refusals()
+    doc, raw = bad.doc, bad.raw
 
     # one spelling per document: no other key, no key twice
     doc("unknown_key_extra", dict(five, extra=1), "document", "unknown key 'extra'")
     doc("unknown_key_producer", dict(five, producer={"tool": "certify"}), "document", "unknown key 'producer'")
     d = {("Rank_at_least" if k == "rank_at_least" else k): v for k, v in five.items()}
     doc("unknown_key_rank_at_least_with_a_capital", d, "document", "unknown key 'Rank_at_least'")
-    raw("duplicate_key_m", _replace(t5, '"m": 5,', '"m": 12, "m": 5,'), "format", "key 'm' appears twice")
-    raw("duplicate_key_rank_at_least", _replace(json.dumps(four), '"rank_at_least": 2,',
+    raw("duplicate_key_m", replace_once(t5, '"m": 5,', '"m": 12, "m": 5,'), "format", "key 'm' appears twice")
+    raw("duplicate_key_rank_at_least", replace_once(json.dumps(four), '"rank_at_least": 2,',
                                                 '"rank_at_least": 2, "rank_at_least": 3,'),
         "format", "key 'rank_at_least' appears twice")
-    raw("duplicate_key_pairs", _replace(t5, '"pairs":', '"pairs": [], "pairs":'), "format", "key 'pairs' appears twice")
-    raw("duplicate_key_schema", _replace(t5, '"m": 5,', '"schema": "x", "m": 5,'), "format",
+    raw("duplicate_key_pairs", replace_once(t5, '"pairs":', '"pairs": [], "pairs":'), "format", "key 'pairs' appears twice")
+    raw("duplicate_key_schema", replace_once(t5, '"m": 5,', '"schema": "x", "m": 5,'), "format",
         "key 'schema' appears twice")
     # numbers: integers only, one spelling, in range
-    raw("m_with_5001_digits", _replace(t5, '"m": 5,', '"m": ' + "1" * 5001 + ","), "m", "exceeds 2^53")
-    raw("float_m", _replace(t5, '"m": 5,', '"m": 5.0,'), "m", "is not an integer")
-    raw("exponent_m", _replace(t5, '"m": 5,', '"m": 5e0,'), "m", "is not an integer")
-    raw("negative_m", _replace(t5, '"m": 5,', '"m": -5,'), "m", "is negative")
-    raw("rank_at_least_minus_zero", _replace(t5, '"rank_at_least": 3,', '"rank_at_least": -0,'), "rank_at_least",
+    raw("m_with_5001_digits", replace_once(t5, '"m": 5,', '"m": ' + "1" * 5001 + ","), "m", "exceeds 2^53")
+    raw("float_m", replace_once(t5, '"m": 5,', '"m": 5.0,'), "m", "is not an integer")
+    raw("exponent_m", replace_once(t5, '"m": 5,', '"m": 5e0,'), "m", "is not an integer")
+    raw("negative_m", replace_once(t5, '"m": 5,', '"m": -5,'), "m", "is negative")
+    raw("rank_at_least_minus_zero", replace_once(t5, '"rank_at_least": 3,', '"rank_at_least": -0,'), "rank_at_least",
         "is negative")
-    raw("nan_rank_at_least", _replace(t5, '"rank_at_least": 3,', '"rank_at_least": NaN,'), "rank_at_least",
+    raw("nan_rank_at_least", replace_once(t5, '"rank_at_least": 3,', '"rank_at_least": NaN,'), "rank_at_least",
         "not a JSON number")
-    raw("infinity_m", _replace(t5, '"m": 5,', '"m": Infinity,'), "m", "not a JSON number")
-    raw("float_inside_a_pair", _replace(t5, '["01100", "10001"]', '["01100", 1.5]'), "pairs[0][1]",
+    raw("infinity_m", replace_once(t5, '"m": 5,', '"m": Infinity,'), "m", "not a JSON number")
+    raw("float_inside_a_pair", replace_once(t5, '["01100", "10001"]', '["01100", 1.5]'), "pairs[0][1]",
         "is not an integer")
     doc("m_as_a_string", dict(five, m="5"), "m", "got str '5'")
     doc("rank_at_least_as_a_boolean", dict(five, rank_at_least=True), "rank_at_least", "a boolean")
@@ -164,14 +152,14 @@ def malformed(four, five, six, regions):
     d = copy.deepcopy(five)
     d["pairs"][0][0] = 1100
     doc("token_as_an_integer", d, "pairs[0][0]", "got int 1100")
-    raw("token_spelled_with_a_unicode_escape", _replace(t5, '"01100", "10001"', '"\\u00301100", "10001"'), "format",
+    raw("token_spelled_with_a_unicode_escape", replace_once(t5, '"01100", "10001"', '"\\u00301100", "10001"'), "format",
         "escape sequence \\u0030")
-    raw("schema_with_an_escaped_slash", _replace(t5, "lower/1", "lower\\/1"), "format", "escape sequence \\/")
+    raw("schema_with_an_escaped_slash", replace_once(t5, "lower/1", "lower\\/1"), "format", "escape sequence \\/")
     # the text itself
     raw("utf16_bom", t5.encode("utf-16"), "format", "not UTF-8")
     raw("utf8_bom", b"\xef\xbb\xbf" + t5.encode(), "format", "BOM")
-    raw("latin1_byte_in_a_token", _replace(t5, '"10001"]]', '"1000\xe9"]]').encode("latin-1"), "format", "not UTF-8")
-    raw("nested_100000_deep", _replace(t5, '"m": 5,', '"m": ' + "[" * 100_000 + "]" * 100_000 + ","), "format",
+    raw("latin1_byte_in_a_token", replace_once(t5, '"10001"]]', '"1000\xe9"]]').encode("latin-1"), "format", "not UTF-8")
+    raw("nested_100000_deep", replace_once(t5, '"m": 5,', '"m": ' + "[" * 100_000 + "]" * 100_000 + ","), "format",
         "nested too deeply")
     raw("not_json", "this is not JSON\n", "format", "invalid or truncated JSON")
     raw("truncated", t5[:len(t5) // 2], "format", "truncated JSON")
@@ -205,23 +193,8 @@ def malformed(four, five, six, regions):
 
 def write(out: Path) -> dict:
     """Write the corpus under ``out`` (``valid/``, ``invalid/``, ``malformed/``, ``MANIFEST.json``); return it."""
-    four, five, six, regions = _docs()
-    manifest: dict = {"valid": {}, "invalid": {}, "malformed": {}}
-    for sub in manifest:
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        for f in (out / sub).glob("*.json"):
-            f.unlink()
-    for name, (text, line) in valid(four, five, six, regions).items():
-        (out / "valid" / f"{name}.json").write_bytes(text.encode())
-        manifest["valid"][f"{name}.json"] = {"exit": 0, "says": line}
-    for name, (d, field, says) in invalid(four, five, six, regions).items():
-        (out / "invalid" / f"{name}.json").write_bytes(_text(d).encode())
-        manifest["invalid"][f"{name}.json"] = {"exit": 1, "field": field, "says": says}
-    for name, (data, field, says) in malformed(four, five, six, regions).items():
-        (out / "malformed" / f"{name}.json").write_bytes(data)
-        manifest["malformed"][f"{name}.json"] = {"exit": 2, "field": field, "says": says}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return manifest
+    docs = _docs()
+    return write_corpus(out, valid(*docs), invalid(*docs), malformed(*docs))
 
 
 if __name__ == "__main__":

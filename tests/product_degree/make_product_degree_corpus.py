@@ -21,17 +21,8 @@ ROOT = HERE.parents[1]
 GRIDS = ((5, 5), (5, 4), (4, 4, 4), (4, 4), (5,), (3, 3, 3, 3))
 
 
-def _sibling():
-    """tests/degree/make_degree_corpus.py (this corpus's file helpers and writer), loaded by path as the tests do."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_degree_corpus", HERE.parent / "degree" / "make_degree_corpus.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-degree = _sibling()
+sys.path.insert(0, str(HERE.parent))
+from corpus_files import Refusals, document_text, replace_once, write_corpus  # noqa: E402
 
 
 def _docs() -> dict[tuple, dict]:
@@ -76,17 +67,17 @@ def valid(docs):
     five, mixed, three, two, one, four = (docs[ns] for ns in GRIDS)
     out = {"N5x2_infeasible": five, "N5-4_infeasible": mixed, "N4x3_infeasible": three, "N4x2_feasible": two,
            "N5_feasible": one, "N3x4_feasible": four}
-    out = {name: degree.document_text(d) for name, d in out.items()}
+    out = {name: document_text(d) for name, d in out.items()}
     # rationals as "p/q" strings (a positive factor changes no sign)
-    out["N4x3_multipliers_over_7"] = degree.document_text(dict(three, multipliers=[
+    out["N4x3_multipliers_over_7"] = document_text(dict(three, multipliers=[
         [p, q, f"{y}/7" if y % 7 else y // 7] for p, q, y in three["multipliers"]]))
-    out["N3x4_witness_over_3"] = degree.document_text(dict(four, polynomial=[
+    out["N3x4_witness_over_3"] = document_text(dict(four, polynomial=[
         f"{c}/3" if int(c) % 3 else str(int(c) // 3) for c in four["polynomial"]]))
     # a multiplier is on the sum over the group: another point of the same orbit of (p, q) is the same combination
     moved = [[p[::-1], q[::-1], y] if p == [0, 4] else [p, q, y] for p, q, y in five["multipliers"]]
     assert moved != five["multipliers"]
-    out["N5x2_an_entry_replaced_by_another_point_of_its_orbit"] = degree.document_text(_entries(five, moved))
-    out["N4-5_the_mixed_certificate_with_its_parts_swapped"] = degree.document_text(_swap(mixed))
+    out["N5x2_an_entry_replaced_by_another_point_of_its_orbit"] = document_text(_entries(five, moved))
+    out["N4-5_the_mixed_certificate_with_its_parts_swapped"] = document_text(_swap(mixed))
     out["N5x2_pretty_printed_keys_reordered"] = json.dumps(dict(reversed(list(five.items()))), indent=2) + "\n"
     return {name: (text, _says(json.loads(text))) for name, text in out.items()}
 
@@ -131,13 +122,13 @@ def malformed(docs):
     """name → (file bytes, the field or step the message names, a phrase of it)."""
     five, mixed, three, two, one, four = (docs[ns] for ns in GRIDS)
     t = json.dumps(three)
-    bad = degree.Refusals()
+    bad = Refusals()
     doc, raw = bad.doc, bad.raw
 
     # the strict reader (certify/check.py's loads)
-    raw("float_in_a_point", degree.replace_once(t, '[[[0, 0, 0], [1, 1, 2], 4]', '[[[0, 0, 0.0], [1, 1, 2], 4]'), "format",
+    raw("float_in_a_point", replace_once(t, '[[[0, 0, 0], [1, 1, 2], 4]', '[[[0, 0, 0.0], [1, 1, 2], 4]'), "format",
         "number 0.0 is not an integer")
-    raw("duplicate_key_claim", degree.replace_once(t, '"claim": "infeasible",', '"claim": "feasible", "claim": "infeasible",'),
+    raw("duplicate_key_claim", replace_once(t, '"claim": "infeasible",', '"claim": "feasible", "claim": "infeasible",'),
         "format", "key 'claim' appears twice")
     raw("not_json", "this is not JSON\n", "format", "invalid or truncated JSON")
     raw("empty_file", "", "file", "empty")
@@ -193,7 +184,7 @@ def malformed(docs):
 def write(out: Path) -> dict:
     """Write the corpus under ``out`` (``valid/``, ``invalid/``, ``malformed/``, ``MANIFEST.json``); return it."""
     docs = _docs()
-    return degree.write_corpus(out, valid(docs), invalid(docs), malformed(docs))
+    return write_corpus(out, valid(docs), invalid(docs), malformed(docs))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+from corpus_files import Refusals, document_text, replace_once, write_corpus  # noqa: E402
 
 from certify import check_symmetric as S  # noqa: E402
 from certify.check import MAX_INT, format_rational  # noqa: E402
@@ -135,16 +137,12 @@ def valid() -> dict[str, tuple[str, str]]:
     out = {}
     for name, make in VALID.items():
         doc = make()
-        out[name] = (_text(doc), f"VERIFIED: r*({doc['m']}, 3) ≤ {doc['rank_at_most']}")
+        out[name] = (document_text(doc), f"VERIFIED: r*({doc['m']}, 3) ≤ {doc['rank_at_most']}")
     doc = VALID["m4_s4_three_halves"]()  # the keys in another order, indented: the same certificate
     out["m4_s4_three_halves_pretty_printed_keys_reordered"] = (
         json.dumps({k: doc[k] for k in ("blocks", "rank_at_most", "parts", "m", "schema")}, indent=2) + "\n",
         "VERIFIED: r*(4, 3) ≤ 16")
     return out
-
-
-def _text(doc) -> str:
-    return json.dumps(doc) + "\n"
 
 
 def _with(doc: dict, cell, value) -> dict:
@@ -224,33 +222,23 @@ def _singular_value(entries, i, j) -> Fraction:
     return -d0 / (d1 - d0)
 
 
-def _replace(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, (old, text)
-    return text.replace(old, new)
-
-
 def malformed() -> dict[str, tuple[bytes, str, str]]:
     """name → (file bytes, the field or step the message names, a phrase of it)."""
     two, four, f13 = VALID["m2_s2_rank2"](), VALID["m4_s4_three_halves"](), VALID["m4_s1_s3_three_halves"]()
     factored = VALID["m2_s2_rank2_factored"]()
     t2 = json.dumps(two)
-    bad = {}
-
-    def doc(name, d, field, says):
-        bad[name] = (_text(d).encode(), field, says)
-
-    def raw(name, text, field, says):
-        bad[name] = (text.encode() if isinstance(text, str) else text, field, says)
+    bad = Refusals()
+    doc, raw = bad.doc, bad.raw
 
     def block(d, **changes):
         return dict(d, blocks=[dict(d["blocks"][0], **changes)] + d["blocks"][1:])
 
     # numbers: JSON integers in 0 … 2^53 − 1 or canonical "p/q" strings, one spelling each
-    raw("float_entry", _replace(t2, "[[1, 2, 1],", "[[1.0, 2, 1],"), "format", "number 1.0 is not an integer")
-    raw("exponent_m", _replace(t2, '"m": 2,', '"m": 2e0,'), "format", "number 2e0 is not an integer")
-    raw("huge_integer_entry", _replace(t2, "[[1, 2, 1],", "[[" + "9" * 30 + ", 2, 1],"), "format", "exceeds 2^53")
-    raw("negative_integer_entry", _replace(t2, "[[1, 2, 1],", "[[-1, 2, 1],"), "format", "is negative")
-    raw("rank_at_most_negative", _replace(t2, '"rank_at_most": 2', '"rank_at_most": -2'), "format", "is negative")
+    raw("float_entry", replace_once(t2, "[[1, 2, 1],", "[[1.0, 2, 1],"), "format", "number 1.0 is not an integer")
+    raw("exponent_m", replace_once(t2, '"m": 2,', '"m": 2e0,'), "format", "number 2e0 is not an integer")
+    raw("huge_integer_entry", replace_once(t2, "[[1, 2, 1],", "[[" + "9" * 30 + ", 2, 1],"), "format", "exceeds 2^53")
+    raw("negative_integer_entry", replace_once(t2, "[[1, 2, 1],", "[[-1, 2, 1],"), "format", "is negative")
+    raw("rank_at_most_negative", replace_once(t2, '"rank_at_most": 2', '"rank_at_most": -2'), "format", "is negative")
     doc("entry_not_in_lowest_terms", block(two, entries=[["2/2", 2, 1], [2, 4, 2], [2, 2, 1]]),
         "blocks[0].entries[0][0]", "not in lowest terms")
     doc("entry_as_a_decimal_string", block(two, entries=[["1.0", 2, 1], [2, 4, 2], [2, 2, 1]]),
@@ -303,7 +291,7 @@ def malformed() -> dict[str, tuple[bytes, str, str]]:
     doc("rank_at_most_missing", {k: v for k, v in two.items() if k != "rank_at_most"}, "rank_at_most", "missing")
     doc("note_not_a_string", dict(two, note=["a"]), "note", "a string of at most 2000 characters")
     doc("note_of_2001_characters", dict(two, note="x" * 2001), "note", "a string of at most 2000 characters")
-    raw("duplicate_key_m", _replace(t2, '"m": 2,', '"m": 3, "m": 2,'), "format", "key 'm' appears twice")
+    raw("duplicate_key_m", replace_once(t2, '"m": 2,', '"m": 3, "m": 2,'), "format", "key 'm' appears twice")
     raw("not_json", "this is not JSON\n", "format", "invalid or truncated JSON")
     raw("truncated", t2[:len(t2) // 2], "format", "truncated JSON")
     raw("top_level_array", "[" + t2 + "]\n", "format", "expected a JSON object")
@@ -320,22 +308,7 @@ def malformed() -> dict[str, tuple[bytes, str, str]]:
 
 def write(out: Path) -> dict:
     """Write the corpus under ``out`` (``valid/``, ``invalid/``, ``malformed/``, ``MANIFEST.json``); return it."""
-    manifest: dict = {"valid": {}, "invalid": {}, "malformed": {}}
-    for sub in manifest:
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        for f in (out / sub).glob("*.json"):
-            f.unlink()
-    for name, (text, line) in valid().items():
-        (out / "valid" / f"{name}.json").write_bytes(text.encode())
-        manifest["valid"][f"{name}.json"] = {"exit": 0, "says": line}
-    for name, (d, field, says) in invalid().items():
-        (out / "invalid" / f"{name}.json").write_bytes(_text(d).encode())
-        manifest["invalid"][f"{name}.json"] = {"exit": 1, "field": field, "says": says}
-    for name, (data, field, says) in malformed().items():
-        (out / "malformed" / f"{name}.json").write_bytes(data)
-        manifest["malformed"][f"{name}.json"] = {"exit": 2, "field": field, "says": says}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return manifest
+    return write_corpus(out, valid(), invalid(), malformed())
 
 
 if __name__ == "__main__":
