@@ -125,17 +125,20 @@ class CompareReport:
         return self.inputs_checked > 0 and self.worst_relative <= Fraction(self.rtol)
 
     @property
+    def decisive(self) -> "CompareReport":
+        """The comparison that decides: the float32 re-evaluation of a layer below float32 where there is one (its
+        own dtype's tolerance is loose, and cannot tell a small positional term from rounding), else this one."""
+        return self.float32 if self.float32 is not None else self
+
+    @property
     def agrees(self) -> bool:
-        """The layer computes its table's head up to rounding. A layer below float32 re-evaluated in float32 is
-        judged by that re-evaluation (its own dtype's tolerance is loose, and cannot tell a small positional term
-        from rounding); otherwise by ``rtol`` in its own dtype."""
-        return self.float32.within if self.float32 is not None else self.within
+        """The layer computes its table's head up to rounding: the :attr:`decisive` comparison is within ``rtol``."""
+        return self.decisive.within
 
     @property
     def far_above_rounding(self) -> bool:
         """The decisive comparison's worst relative difference is more than :data:`FAR_ABOVE` times its tolerance."""
-        decisive = self.float32 if self.float32 is not None else self
-        return decisive.worst_relative > FAR_ABOVE * Fraction(decisive.rtol)
+        return self.decisive.worst_relative > FAR_ABOVE * Fraction(self.decisive.rtol)
 
     def _allows(self) -> str:
         if self.depth is None:
@@ -182,9 +185,8 @@ class CompareReport:
             return (f"With each query last it agrees (worst relative {float(self.query_last_relative):.3g}): a causal "
                     "layer, whose last position sees the whole input; pass query_last=True")
         why = self.cause_text or "Probes found no single cause"
-        decisive = self.float32 if self.float32 is not None else self
         if self.far_above_rounding:
-            ratio = float(decisive.worst_relative / Fraction(decisive.rtol))
+            ratio = float(self.decisive.worst_relative / Fraction(self.decisive.rtol))
             return (f"{why}. The difference is {ratio:.3g} times the rounding tolerance: no rtol= makes it rounding "
                     "(a looser rtol would accept a layer that is not its table's head)")
         return (f"{why}. The difference is within {FAR_ABOVE}× the rounding tolerance: if the layer computes in a lower "
