@@ -53,6 +53,9 @@ __all__ = ["HighsUnavailable", "NoSolution", "BudgetSpent", "Budget", "Tally", "
 DEFAULT_MARGIN = 0.05
 #: The least margin a squeezed solution may keep (stage 2b): enough for the exact rounding at 2^-24.
 DEFAULT_FLOOR = 0.002
+#: A fixed block of at least this rank enters a row's LP through its own entries, tied to its factors by one equation
+#: per key (``_State.solve_row``); below it, through its factors in every cell.
+SPAN_RANK = 3
 #: Trust-region steps of the joint SLP when the block ranks are given (``search(ranks=…)``).
 AIM_STEPS = 200
 
@@ -229,25 +232,42 @@ class _State:
                        for w, cells in alg.cells.items()}
 
     def solve_row(self, core, w, cap: float, central: bool):
-        """Row ``w``'s LP; returns ``(variables, values, least δ)``."""
+        """Row ``w``'s LP; returns ``(variables, values, least δ)``.
+
+        A fixed block of rank ``r`` enters each cell as ``Σ_r u_r V[j, r]``. From rank :data:`SPAN_RANK` on, the
+        row's entries ``g_j`` of that block are variables of their own, tied to ``u`` by one equation per key
+        ``j`` (``g_j = Σ_r u_r V[j, r]``): the same LP, with each cell's form one term long instead of ``r``
+        (at ``m = 42`` a row has about a thousand key cells against some eighty keys per block)."""
         alg, index, started = self.alg, {}, time.process_time()
 
         def var(key):
             return index.setdefault(key, len(index))
 
-        forms, diagonal = [], None
+        forms, diagonal, spans = [], None, {}
         for j, level, coefficients in self.floats[w]:
             terms = []
             for k, c in coefficients.items():
-                if self.rank[k] is None:
+                rank = self.rank[k]
+                if rank is None:
                     terms.append((var((k, j)), c))
+                elif rank >= SPAN_RANK:
+                    terms.append((var(("g", k, j)), c))
+                    spans.setdefault(k, set()).add(j)
                 else:
                     row = self.right[k][alg.position[k][j]]
-                    terms.extend((var((k, r)), c * row[r]) for r in range(self.rank[k]) if row[r] != 0)
+                    terms.extend((var((k, r)), c * row[r]) for r in range(rank) if row[r] != 0)
             forms.append((level, terms, 0.0))
             if j == w and level == sum(w):
                 diagonal = (terms, 0.0)
+        ties = []
+        for k, keys in spans.items():
+            for j in sorted(keys):
+                row = self.right[k][alg.position[k][j]]
+                ties.append([(index["g", k, j], -1.0)]
+                            + [(var((k, r)), float(row[r])) for r in range(self.rank[k]) if row[r] != 0])
         lp = _LP(len(index))
+        for terms in ties:
+            lp.row(terms, 0.0, 0.0)
         lp.condition(sum(w), forms, diagonal, core.kHighsInf)
         self.budget.spend()
         x, least = lp.solve(core, cap, central)
@@ -285,7 +305,7 @@ class _State:
             least = min(least, worst)
             for key, n in index.items():
                 k = key[0]
-                if w not in alg.position[k]:
+                if k == "g" or w not in alg.position[k]:  # a fixed block's own entries: its factors say them
                     continue
                 if self.rank[k] is None:
                     full[k][alg.position[k][w], alg.position[k][key[1]]] = x[n]
