@@ -424,7 +424,8 @@ def _score(deltas: dict, cap: float) -> float:
 
 def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
     """One LP in the left and right factors together, the products linearized at the current point, each factor
-    within ``rho`` (relative) of it: new right factors, or ``None``."""
+    within ``rho`` (relative) of it: new right factors, or ``None``. Each block's entry ``g = u·v`` of a row is a
+    variable tied to the factors by one linearized equation, so that a key cell's form is one term per block."""
     import numpy as np
 
     alg, index, started = state.alg, {}, time.process_time()
@@ -438,15 +439,17 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
                 index.setdefault(("V", k, j, r), len(index))
     lp = _LP(len(index))
     for w in alg.rows:
-        forms, diagonal = [], None
+        forms, diagonal, entries = [], None, {}
         for j, level, coefficients in state.floats[w]:
-            terms, constant = [], 0.0
+            terms, constant = [], 0.0  # each block's entry of the row at j is a variable of its own
             for k, c in coefficients.items():
                 v0, u0 = state.right[k][alg.position[k][j]], left[w][k]
-                for r in range(state.rank[k]):  # u·v ≈ u0·v + u·v0 − u0·v0
-                    terms.append((index["V", k, j, r], c * u0[r]))
-                    terms.append((index["U", w, k, r], c * v0[r]))
-                    constant -= c * u0[r] * v0[r]
+                if (k, j) not in entries:  # g = u0·v + u·v0 − u0·v0 (u·v linearized), one equation per entry
+                    g = entries[k, j] = lp.var()
+                    lp.row([(index["V", k, j, r], u0[r]) for r in range(state.rank[k])]
+                           + [(index["U", w, k, r], v0[r]) for r in range(state.rank[k])] + [(g, -1.0)],
+                           float(u0 @ v0), float(u0 @ v0))
+                terms.append((entries[k, j], c))
             forms.append((level, terms, constant))
             if j == w and level == sum(w):
                 diagonal = (terms, constant)
