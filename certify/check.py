@@ -1607,7 +1607,7 @@ def guard_process(work, prog: str, stdout_needed: bool = True) -> int:
       ``EXIT_MALFORMED`` (2) with the reason, before ``work()`` runs: no work is wasted and
       no verdict is ever lost to a write that cannot happen (with standard error closed
       too, silently); unless ``stdout_needed`` is false (``check.py --quiet``, whose exit
-      code is the whole verdict): then it runs, standard output going nowhere.
+      code is the whole verdict): then it runs, and nothing is written.
 
     Standard output is flushed inside, so a buffered write that fails is caught here, not
     at interpreter exit.
@@ -1626,13 +1626,11 @@ def guard_process(work, prog: str, stdout_needed: bool = True) -> int:
     except (ValueError, OSError):  # not the main thread: leave the embedding program's handlers alone
         previous = None
     try:
-        if sys.stdout is None:  # file descriptor 1 closed (``>&-``): nothing could say the verdict
-            if stdout_needed:
-                _say_stderr(f"{prog}: cannot write the output: standard output is closed")
-                return EXIT_MALFORMED
-            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # nothing is printed; a stray write goes nowhere
+        if sys.stdout is None and stdout_needed:  # file descriptor 1 closed (``>&-``): nothing could say the verdict
+            _say_stderr(f"{prog}: cannot write the output: standard output is closed")
+            return EXIT_MALFORMED
         code = work()
-        sys.stdout.flush()
+        sys.stdout and sys.stdout.flush()  # None: closed, and nothing was printed (--quiet)
         return code
     except KeyboardInterrupt:
         _say_stderr(f"{prog}: interrupted (SIGINT)")
@@ -1679,10 +1677,8 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 verified, 1 rejected, 2 malformed or unreadable (or standard output cannot
     be written), 3 internal contradiction; 130 Ctrl-C, 141 a closed pipe, 143 SIGTERM.
     """
-    args = sys.argv[1:] if argv is None else list(argv)
-    options = args[:args.index("--")] if "--" in args else args
-    quiet = "--quiet" in options and not {"--json", "-h", "--help"} & set(options)  # prints nothing at all
-    return guard_process(lambda: _main(argv), "check.py", stdout_needed=not quiet)
+    opts = set((lambda a: a[:a.index("--")])((sys.argv[1:] if argv is None else list(argv)) + ["--"]))
+    return guard_process(lambda: _main(argv), "check.py", "--quiet" not in opts or bool({"--json", "-h", "--help"} & opts))
 
 
 def script_args(argv: list[str] | None, doc: str | None, usage: str, flags=(), value: str | None = None):
