@@ -202,13 +202,14 @@ class Tally:
         self.rows[kind] += len(lp.lo)
         self.nonzeros[kind] += len(lp.v)
 
-    def snapshot(self) -> tuple[dict, dict]:
-        return dict(self.solves), dict(self.seconds)
+    def snapshot(self) -> tuple[dict, dict, float]:
+        """The counts so far and the process's CPU clock: where a stage starts."""
+        return dict(self.solves), dict(self.seconds), time.process_time()
 
-    def line(self, since: tuple[dict, dict] | None = None) -> str:
-        """``"N row LPs (S s of CPU, A ms each), M joint LPs (…, R rows and Z nonzeros on average)"``; ``since``: a
-        :meth:`snapshot`, to count only what came after it (sizes are averages over the whole search)."""
-        solves, seconds = since or ({k: 0 for k in self.solves}, {k: 0.0 for k in self.seconds})
+    def line(self, since: tuple[dict, dict, float]) -> str:
+        """``"N row LPs (S s of CPU, A ms each), M joint LPs (…, R rows and Z nonzeros on average); T s of CPU in
+        all"`` since the :meth:`snapshot` ``since`` (sizes are averages over the whole search)."""
+        solves, seconds, clock = since
         parts = []
         for kind, name in (("row", "row LPs"), ("joint", "joint LPs")):
             n, t = self.solves[kind] - solves[kind], self.seconds[kind] - seconds[kind]
@@ -216,7 +217,7 @@ class Tally:
                 size = (f", {self.rows[kind] // self.solves[kind]:,} rows and "
                         f"{self.nonzeros[kind] // self.solves[kind]:,} nonzeros on average") if kind == "joint" else ""
                 parts.append(f"{n:,} {name} ({t:.1f} s of CPU, {1000 * t / n:.0f} ms each{size})")
-        return ", ".join(parts) or "no LPs"
+        return f"{', '.join(parts) or 'no LPs'}; {time.process_time() - clock:.1f} s of CPU in all"
 
 
 class _State:
@@ -274,24 +275,10 @@ class _State:
         self.tally.add("row", time.process_time() - started, lp)
         return index, x, least
 
-    def least(self, core, cap: float, central: bool, rows, floor: float) -> float:
-        """The least ``δ`` of the LPs of ``rows`` alone, stopping at the first below ``floor`` (``-inf`` if one fails).
-
-        Stage 2's probes: a row whose LP does not involve the block being cut (its weight tuple outside the block's
-        index) keeps the solution it had, and one row below the margin already rules the probe out."""
-        least = float("inf")
-        for w in rows:
-            _, x, worst = self.solve_row(core, w, cap, central)
-            if x is None:
-                return -float("inf")
-            least = min(least, worst)
-            if least < floor:
-                break
-        return least
-
-    def solve(self, core, cap: float, central: bool, rows=None):
+    def solve(self, core, cap: float, central: bool, rows=None, stop_below: float | None = None):
         """Every row (or those of ``rows``): the blocks ``G_κ`` (free ones solved, fixed ones ``U Vᵀ``; only the
-        rows solved are filled in), the left factors, the least ``δ``."""
+        rows solved are filled in), the left factors, the least ``δ``. ``stop_below``: stop at the first row whose
+        ``δ`` is below it (stage 2's probes: one such row rules the probe out; the blocks are then incomplete)."""
         import numpy as np
 
         alg = self.alg
@@ -303,6 +290,8 @@ class _State:
             if x is None:
                 return None, None, -np.inf
             least = min(least, worst)
+            if stop_below is not None and least < stop_below:
+                break
             for key, n in index.items():
                 k = key[0]
                 if k == "g" or w not in alg.position[k]:  # a fixed block's own entries: its factors say them
@@ -369,7 +358,7 @@ def _lower_ranks(state: _State, core, margin: float, passes: int, say) -> None:
                 def fits(r: int) -> bool:  # the leading r right singular vectors: nested, so feasibility is monotone
                     state.rank[k], state.right[k] = r, vt[:r].T.copy()
                     if r not in known:
-                        known[r] = state.least(core, 2 * margin, True, alg.index[k], margin) >= margin
+                        known[r] = state.solve(core, 2 * margin, True, alg.index[k], stop_below=margin)[2] >= margin
                     return known[r]
 
                 low, high = 1, (before[0] or len(alg.index[k])) + 1  # the least feasible r is in [low, high)
@@ -441,7 +430,7 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
     for w in alg.rows:
         forms, diagonal, entries = [], None, {}
         for j, level, coefficients in state.floats[w]:
-            terms, constant = [], 0.0  # each block's entry of the row at j is a variable of its own
+            terms = []  # each block's entry of the row at j is a variable of its own
             for k, c in coefficients.items():
                 v0, u0 = state.right[k][alg.position[k][j]], left[w][k]
                 if (k, j) not in entries:  # g = u0·v + u·v0 − u0·v0 (u·v linearized), one equation per entry
@@ -450,9 +439,9 @@ def _joint_step(state: _State, core, left: dict, rho: float, cap: float):
                            + [(index["U", w, k, r], v0[r]) for r in range(state.rank[k])] + [(g, -1.0)],
                            float(u0 @ v0), float(u0 @ v0))
                 terms.append((entries[k, j], c))
-            forms.append((level, terms, constant))
+            forms.append((level, terms, 0.0))
             if j == w and level == sum(w):
-                diagonal = (terms, constant)
+                diagonal = (terms, 0.0)
         lp.condition(sum(w), forms, diagonal, core.kHighsInf)
     now = np.zeros(len(index))
     for key, n in index.items():
@@ -645,9 +634,9 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         tops = tuple(max(k[n] for k in ranks) for n in range(len(parts)))
         say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
         state = _State(Algebra(parts, tops), budget)
-        clock = time.process_time()
+        since = state.tally.snapshot()
         _aim(state, core, ranks, margin, floor, steps, say)
-        say(f"stage 2' (given ranks): {state.tally.line()}; {time.process_time() - clock:.1f} s of CPU in all")
+        say(f"stage 2' (given ranks): {state.tally.line(since)}")
     else:
         if tops is None:
             if top is None:
@@ -657,19 +646,18 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
             tops = part_tops(parts, top)
         say(f"parts {list(parts)}: blocks up to {tops[0] if len(tops) == 1 else tuple(tops)}")
         state = _State(Algebra(parts, tuple(tops)), budget)
-        clock, before = time.process_time(), state.tally.snapshot()
+        since = state.tally.snapshot()
         try:
             _lower_ranks(state, core, margin, passes, say)
-            say(f"stage 2 (ranks): {state.tally.line(before)}; {time.process_time() - clock:.1f} s of CPU in all")
+            say(f"stage 2 (ranks): {state.tally.line(since)}")
             if squeeze:
-                clock, before = time.process_time(), state.tally.snapshot()
+                since = state.tally.snapshot()
                 _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
-                say(f"stage 2b (squeeze): {state.tally.line(before)}; "
-                    f"{time.process_time() - clock:.1f} s of CPU in all")
+                say(f"stage 2b (squeeze): {state.tally.line(since)}")
         except BudgetSpent as exc:  # the blocks reached so far are feasible: round them (not counted in the budget)
             say(f"{exc}: the blocks reached so far (total {_total(state):,}) are rounded")
             state.budget = Budget()
-    clock, before = time.process_time(), state.tally.snapshot()
+    since = state.tally.snapshot()
     for bits in (24, 40):
         try:
             doc = _exact(state, core, margin, bits, floor)
@@ -678,8 +666,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         except (NoSolution, CertificateError) as exc:
             say(f"exact rounding at 2^-{bits} failed: {exc}")
             continue
-        say(f"stage 3 (exact): {state.tally.line(before)}; {time.process_time() - clock:.1f} s of CPU in all, "
-            f"the check included")
+        say(f"stage 3 (exact): {state.tally.line(since)}, the check included")
         say(f"checked: rank {doc['rank_at_most']:,} ({time.process_time() - started:.1f} s of CPU)")
         return doc
     raise NoSolution(f"parts {list(parts)}: no exact certificate from the LP solution")
