@@ -217,10 +217,7 @@ def _tops(text: str, parts: tuple[int, ...]) -> tuple[int, ...]:
     """``--tops 2,1``: one block index per part, each from 0 to half the part's size."""
     if len(text) > 100:
         raise InputError("--tops: longer than 100 characters")
-    try:
-        tops = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise InputError(f"--tops {text!r}: block indices separated by commas, e.g. 2,1") from None
+    tops = _integers(text, "--tops", "block indices separated by commas, e.g. 2,1")
     if len(tops) != len(parts) or any(not 0 <= t <= a // 2 for t, a in zip(tops, parts)):
         raise InputError(f"--tops {text!r}: one index per part of --parts {','.join(map(str, parts))}, "
                          f"each from 0 to half the part's size")
@@ -229,13 +226,18 @@ def _tops(text: str, parts: tuple[int, ...]) -> tuple[int, ...]:
 
 def _parts(text: str, m: int) -> tuple[int, ...]:
     """``--parts 1,11``: positive sizes summing to M."""
-    try:
-        parts = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise InputError(f"--parts {text!r}: sizes separated by commas, e.g. 1,11") from None
+    parts = _integers(text, "--parts", "sizes separated by commas, e.g. 1,11")
     if not parts or min(parts) < 1 or sum(parts) != m or len(parts) > 4:
         raise InputError(f"--parts {text!r}: one to four positive sizes summing to --m {m}")
     return parts
+
+
+def _integers(text: str, option: str, what: str) -> tuple[int, ...]:
+    """``text`` as integers separated by commas, or the one-line refusal ``OPTION 'TEXT': WHAT``."""
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"{option} {text!r}: {what}") from None
 
 
 def _short(path) -> str:
