@@ -52,13 +52,21 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--ranks", "ranks", type=str,
               help="With --search-invariant: every block's rank, one dotted index per block, e.g. 0.0=3,0.1=3,1.0=1,"
                    "1.1=1 with --parts 3,11 (blocks not listed are zero); the search then only repairs that choice.")
+@click.option("--start", "start", type=click.Path(dir_okay=False),
+              help="With --search-invariant: start from this symmetric-kernel certificate (checked first; its m must "
+                   "be --m, its parts are used) instead of stages 1 and 2: with --ranks the blocks listed are cut to "
+                   "those ranks (at most the file's; the others keep theirs), else every block is squeezed.")
+@click.option("--repair", "repair", type=click.Choice(["joint", "descent", "both"]), default="joint",
+              show_default=True,
+              help="With --search-invariant: how a block cut to a lower rank is repaired: the joint SLP in both "
+                   "factors, a descent on the rows' margins as functions of the right factors (cheaper steps, more "
+                   "of them), or the descent and then the joint SLP.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs matplotlib, the extra plot).")
 def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, lp_budget, tops,
-                ranks,
-                as_json, plot) -> int:
+                ranks, start, repair, as_json, plot) -> int:
     """Both sides of r*(m, 3), each a certificate re-checked exactly: L ≤ r* ≤ U (docs/math.md §11).
 
     r*(m, 3) is the least feature rank of one normalized nonnegative kernel-attention head
@@ -104,11 +112,21 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
         refused = too_long(m, exact_lower_bound(m), max_rank if max_rank is not None else m + 1, restarts, steps)
         if refused:  # from the count of entry-steps, before any work (issue 42)
             raise InputError(refused)
+    repair_given = click.get_current_context().get_parameter_source("repair") is click.core.ParameterSource.COMMANDLINE
+    if (start or repair_given) and not search_invariant:
+        raise InputError(f"{'--start' if start else '--repair'} goes with --search-invariant")
+    if start is not None:
+        if parts or tops is not None:
+            raise InputError(f"{'--parts' if parts else '--tops'} goes without --start (the certificate declares its "
+                             "parts and blocks)")
+        start_doc = _start(start, m)
+        parts = ",".join(map(str, start_doc["parts"]))
     split = _parts(parts, m) if parts else (m,)
     if parts and not search_invariant:
         raise InputError("--parts goes with --search-invariant")
     if lp_budget is not None and (parts or ranks is not None or not search_invariant):
-        raise InputError("--lp-budget goes with --search-invariant without --parts or --ranks (the partition chooser)")
+        raise InputError("--lp-budget goes with --search-invariant without --parts, --ranks or --start (the partition "
+                         "chooser)")
     if tops is not None:
         if not (search_invariant and parts):
             raise InputError("--tops goes with --search-invariant --parts")
@@ -138,7 +156,8 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
 
             try:
                 if parts or ranks is not None:  # one partition (--ranks alone: S_M's blocks)
-                    invariant = search(split, say=say, max_work=10**12, ranks=ranks, tops=tops)
+                    invariant = search(split, say=say, max_work=10**12, ranks=ranks, tops=tops,
+                                       start=start_doc if start is not None else None, repair=repair)
                 else:
                     invariant, _ = best(m, DEFAULT_BUDGET if lp_budget is None else lp_budget, say=say,
                                         max_work=10**12)
@@ -146,6 +165,8 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
                 raise InputError(str(exc)) from None
             except NoSolution as exc:
                 raise InputError(f"--search-invariant: {exc}") from None
+            except ValueError as exc:  # --ranks above the --start certificate's
+                raise InputError(f"--{exc}" if str(exc).startswith("ranks") else str(exc)) from None
         try:
             result = minrank(m, restarts, steps, max_rank if max_rank is not None else m + 1, seed, budget, say=say,
                              rows_dir=rows_dir, invariant=invariant)
@@ -211,6 +232,22 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     for path in written:
         click.echo(f"  wrote        {path}")
     return EXIT_VERIFIED
+
+
+def _start(path: str, m: int) -> dict:
+    """``--start FILE``: a symmetric-kernel certificate for ``m`` that ``check_symmetric.py`` accepts."""
+    from ..check import CertificateError
+    from ..check_symmetric import check, load
+
+    try:
+        doc = load(path)
+        result = check(doc, max_work=10**12)
+    except CertificateError as exc:
+        raise InputError(f"--start {click.format_filename(path)}: {exc}") from None
+    if result.m != m:
+        raise InputError(f"--start {click.format_filename(path)}: the certificate is for m = {result.m}, and --m is "
+                         f"{m}")
+    return doc
 
 
 def _tops(text: str, parts: tuple[int, ...]) -> tuple[int, ...]:

@@ -22,6 +22,13 @@ small LP in the ``w``-th rows of the blocks; every strict inequality gets a marg
 2'. **given ranks** (``ranks=``, instead of 2 and 2b) — the blocks listed and no others, each
    cut from the central solution to its given rank by the truncated SVD (rank 0: the block is
    zero), then repaired by the joint SLP of 2b, at most :data:`AIM_STEPS` steps;
+2''. **from a certificate** (``start=``, instead of 1, 2 and 2') — its parts and blocks; with ``ranks``, the
+   blocks listed are lowered to them (the others kept), else the squeeze (2b) runs on them.
+
+A cut block is repaired (``repair=``) by the joint SLP (``"joint"``), by a descent on the rows' margins as LP
+value functions of the right factors (``"descent"``, :mod:`certify.minrank.descent`; from a certificate, and in
+the squeeze, a block then loses a direction gradually, :func:`certify.minrank.descent.lower`), or by both in turn.
+
 3. **exact** — the right factors are rounded to dyadic rationals, the rows re-solved and
    rounded, and the blocks written as integer-scaled factors; the certificate is then
    checked by ``certify/check_symmetric.py`` — only what it accepts is returned.
@@ -47,7 +54,7 @@ from typing import Any, Callable
 from .terwilliger import Algebra, part_tops
 
 __all__ = ["HighsUnavailable", "NoSolution", "BudgetSpent", "Budget", "Tally", "search", "feasible", "least_top",
-           "parse_ranks", "DEFAULT_MARGIN", "AIM_STEPS"]
+           "parse_ranks", "DEFAULT_MARGIN", "AIM_STEPS", "REPAIRS"]
 
 #: The margin every strict inequality of the row condition gets, relative to the query's own value 1.
 DEFAULT_MARGIN = 0.05
@@ -58,6 +65,8 @@ DEFAULT_FLOOR = 0.002
 SPAN_RANK = 3
 #: Trust-region steps of the joint SLP when the block ranks are given (``search(ranks=…)``).
 AIM_STEPS = 200
+#: How a cut block is repaired (``search(repair=…)``; :func:`_repair`).
+REPAIRS = ("joint", "descent", "both")
 
 
 class HighsUnavailable(ImportError):
@@ -144,10 +153,12 @@ class _LP:
             for s in range(T + 2, top + 1):
                 self.row([(lo[T], 1.0), (hi[s], -(s - T - 1.0)), (d, -1.0)], (s - T - 2) / 2, inf)
 
-    def solve(self, core, cap: float, central: bool, bound: float = 1e6, box=None):
+    def solve(self, core, cap: float, central: bool, bound: float = 1e6, box=None, duals: list | None = None):
         """Maximize ``Σ δ + (number of δ)·min δ`` (each δ at most ``cap``); the solution and the least ``δ``.
 
-        ``box``: ``(lower, upper)`` arrays for the first variables (a trust region). ``(None, None)`` on failure.
+        ``box``: ``(lower, upper)`` arrays for the first variables (a trust region). ``duals``: a list that gets the
+        rows' dual values (HiGHS's sign: the objective minimized is ``−Σ δ − (number of δ)·min δ``).
+        ``(None, None)`` on failure.
         """
         import numpy as np
 
@@ -182,7 +193,10 @@ class _LP:
         h.run()
         if h.getModelStatus() not in (core.HighsModelStatus.kOptimal, core.HighsModelStatus.kUnknown):
             return None, None
-        x = list(h.getSolution().col_value)
+        solution = h.getSolution()
+        x = list(solution.col_value)
+        if duals is not None:
+            duals[:] = solution.row_dual
         return x, min(x[d] for d in self.deltas)
 
 
@@ -225,6 +239,10 @@ class _State:
 
     def __init__(self, alg: Algebra, budget: Budget | None = None) -> None:
         self.alg = alg
+        self.repair = "joint"  # how a cut block is repaired (_repair)
+        # a block's column of the left factors held within bounds per row: {κ: (column, {w: bound})} (the descent's
+        # gradual cut, certify.minrank.descent.lower)
+        self.bounds: dict[tuple, tuple[int, dict]] = {}
         self.budget = budget if budget is not None else Budget()
         self.tally = Tally()
         self.rank: dict[tuple, int | None] = {k: None for k in alg.kappas}
@@ -232,14 +250,20 @@ class _State:
         self.floats = {w: [(c.j, c.level, {k: float(v) for k, v in c.coefficients.items()}) for c in cells]
                        for w, cells in alg.cells.items()}
 
-    def solve_row(self, core, w, cap: float, central: bool):
+    def solve_row(self, core, w, cap: float, central: bool, gradient: dict | None = None):
         """Row ``w``'s LP; returns ``(variables, values, least δ)``.
 
         A fixed block of rank ``r`` enters each cell as ``Σ_r u_r V[j, r]``. From rank :data:`SPAN_RANK` on, the
         row's entries ``g_j`` of that block are variables of their own, tied to ``u`` by one equation per key
         ``j`` (``g_j = Σ_r u_r V[j, r]``): the same LP, with each cell's form one term long instead of ``r``
-        (at ``m = 42`` a row has about a thousand key cells against some eighty keys per block)."""
+        (at ``m = 42`` a row has about a thousand key cells against some eighty keys per block).
+
+        ``gradient``: every fixed block enters through its entries (the same LP), and the dict gets, per block ``κ`` and
+        key ``j``, the derivative of the row's ``δ`` in ``V_κ[j, ·]``: the tie's dual times ``u`` over 2 (the objective
+        counts the row's one ``δ`` twice), by the envelope theorem where the solution is unique
+        (:mod:`certify.minrank.descent` steps by it)."""
         alg, index, started = self.alg, {}, time.process_time()
+        span = 1 if gradient is not None else SPAN_RANK
 
         def var(key):
             return index.setdefault(key, len(index))
@@ -251,7 +275,7 @@ class _State:
                 rank = self.rank[k]
                 if rank is None:
                     terms.append((var((k, j)), c))
-                elif rank >= SPAN_RANK:
+                elif rank >= span:
                     terms.append((var(("g", k, j)), c))
                     spans.setdefault(k, set()).add(j)
                 else:
@@ -260,19 +284,27 @@ class _State:
             forms.append((level, terms, 0.0))
             if j == w and level == sum(w):
                 diagonal = (terms, 0.0)
-        ties = []
+        ties, tied = [], []
         for k, keys in spans.items():
             for j in sorted(keys):
                 row = self.right[k][alg.position[k][j]]
-                ties.append([(index["g", k, j], -1.0)]
-                            + [(var((k, r)), float(row[r])) for r in range(self.rank[k]) if row[r] != 0])
+                ties.append([(index["g", k, j], -1.0)] + [(var((k, r)), float(row[r])) for r in range(self.rank[k])
+                                                                if row[r] != 0 or gradient is not None])
+                tied.append((k, j))
         lp = _LP(len(index))
         for terms in ties:
             lp.row(terms, 0.0, 0.0)
+        for k, (column, bounds) in self.bounds.items():
+            if w in bounds and (k, column) in index:
+                lp.row([(index[k, column], 1.0)], -bounds[w], bounds[w])
         lp.condition(sum(w), forms, diagonal, core.kHighsInf)
         self.budget.spend()
-        x, least = lp.solve(core, cap, central)
+        duals: list = []
+        x, least = lp.solve(core, cap, central, duals=duals if gradient is not None else None)
         self.tally.add("row", time.process_time() - started, lp)
+        if gradient is not None and x is not None:
+            for y, (k, j) in zip(duals, tied):
+                gradient[k, j] = [y * x[index[k, r]] / 2 for r in range(self.rank[k])]
         return index, x, least
 
     def solve(self, core, cap: float, central: bool, rows=None, stop_below: float | None = None):
@@ -482,14 +514,34 @@ def _joint(state: _State, core, cap: float, floor: float, iters: int, say=None) 
     return min(deltas.values()) >= floor
 
 
+def _repair(state: _State, core, cap: float, floor: float, iters: int, say=None) -> bool:
+    """Move the right factors until every ``δ_w ≥ floor`` (whether reached), by ``state.repair``: ``"joint"`` the
+    joint SLP (:func:`_joint`, ``iters`` steps); ``"descent"`` the rows' value functions
+    (:func:`certify.minrank.descent.descend`, :data:`~certify.minrank.descent.DESCENT_STEPS` steps); ``"both"``
+    the descent, then the joint SLP from where it stopped."""
+    from .descent import DESCENT_STEPS, descend
+
+    if state.repair in ("descent", "both") and descend(state, core, cap, floor, DESCENT_STEPS, say):
+        return True
+    return state.repair != "descent" and _joint(state, core, cap, floor, iters, say)
+
+
 def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, blocks: int | None = None) -> None:
     """Stage 2b: lower each block's rank one at a time, each try repaired by :func:`_joint` (module docstring);
     ``blocks``: only that many blocks, those of the largest multiplicities."""
     import numpy as np
 
     alg = state.alg
+    from .descent import DESCENT_STEPS, lower
+
     for k in sorted(alg.kappas, key=lambda k: (-alg.multiplicity(k), k))[:blocks]:
         while state.rank[k] > 1:
+            if state.repair != "joint":
+                finish = (lambda: _joint(state, core, 2 * margin, floor, iters)) if state.repair == "both" else None
+                if lower(state, core, k, 2 * margin, floor, DESCENT_STEPS, finish=finish):
+                    say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
+                    continue
+                break
             full, _, least = state.solve(core, 2 * margin, True)
             if full is None:
                 return
@@ -539,24 +591,75 @@ def parse_ranks(text: str, parts: tuple[int, ...]) -> dict[tuple[int, ...], int]
     return out
 
 
-def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: int, say) -> None:
-    """Stage 2': the central solution's blocks cut to the given ranks, then the joint SLP (module docstring)."""
+def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: int, say, keep: bool = False) -> None:
+    """Stage 2': the central solution's blocks cut to the given ranks, then repaired (module docstring); ``keep``:
+    the blocks not listed keep their ranks (a search from a certificate) instead of being zero."""
     import numpy as np
 
+    from .descent import DESCENT_STEPS, lower
+
     alg = state.alg
+    if keep and state.repair != "joint":  # from a certificate: one rank at a time, gradually (descent.lower)
+        for k in sorted(ranks, key=lambda k: (-alg.multiplicity(k), k)):
+            while state.rank[k] > ranks[k]:
+                finish = (lambda: _joint(state, core, 2 * margin, floor, steps, say)) if state.repair == "both" else None
+                if not lower(state, core, k, 2 * margin, floor, DESCENT_STEPS, say, finish):
+                    raise NoSolution(f"parts {list(alg.parts)}: block {k} not lowered to rank {state.rank[k] - 1} "
+                                     f"(total {_total(state) - alg.multiplicity(k):,}) by the repair {state.repair}")
+                say(f"block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
+        say(f"the given ranks reached, total {_total(state):,}")
+        return
     full, _, least = state.solve(core, 2 * margin, True)
-    if full is None or least < margin:
+    if full is None or least < (floor if keep else margin):
         raise NoSolution(f"parts {list(alg.parts)}: no solution even with the listed blocks free "
-                         f"(least margin {least:.3g}, wanted {margin})")
+                         f"(least margin {least:.3g}, wanted {floor if keep else margin})")
     for k in alg.kappas:
+        if keep and k not in ranks:
+            continue
         r = ranks.get(k, 0)
         _, _, vt = np.linalg.svd(full[k])
         state.rank[k], state.right[k] = r, vt[:r].T.copy()
     say(f"blocks cut to the given ranks, total {_total(state):,}")
-    if not _joint(state, core, 2 * margin, floor, steps, say):
-        raise NoSolution(f"parts {list(alg.parts)}: the given ranks (total {_total(state):,}) were not reached in "
-                         f"{steps} trust-region steps")
+    if not (_joint(state, core, 2 * margin, floor, steps, say) if keep else
+            _repair(state, core, 2 * margin, floor, steps, say)):
+        raise NoSolution(f"parts {list(alg.parts)}: the given ranks (total {_total(state):,}) were not reached "
+                         f"(repair {state.repair})")
     say(f"the given ranks reached, total {_total(state):,}")
+
+
+def _started(doc: dict, parts: tuple[int, ...], ranks: dict | None, budget: Budget | None,
+             max_work: int | None) -> _State:
+    """The blocks of a certificate as the search's state: each right factor unscaled (``σ``) and its columns
+    normalized; blocks it lacks have rank 0. Refuses (``ValueError``, one line) a certificate the checker refuses,
+    of other parts, or ``ranks`` above the certificate's."""
+    import numpy as np
+
+    from ..check import CertificateError
+    from ..check_symmetric import check
+
+    try:
+        check(doc, max_work=max_work)
+    except CertificateError as exc:
+        raise ValueError(f"the start certificate is refused: {exc}") from None
+    if list(doc["parts"]) != list(parts):
+        raise ValueError(f"the start certificate has parts {doc['parts']}, not {list(parts)}")
+    have = {tuple(b["index"]): b for b in doc["blocks"] if b["rank"] > 0}
+    for k, r in (ranks or {}).items():
+        if r > (have[k]["rank"] if k in have else 0):
+            raise ValueError(f"ranks: block {k} has rank {have[k]['rank'] if k in have else 0} in the start "
+                             f"certificate; from it, a rank can only go down (not to {r})")
+    tops = tuple(max(k[n] for k in have) for n in range(len(parts)))
+    state = _State(Algebra(parts, tops), budget)
+    alg = state.alg
+    for k in alg.kappas:
+        if k not in have:
+            state.rank[k], state.right[k] = 0, np.zeros((len(alg.index[k]), 0))
+            continue
+        right = np.array([[float(Fraction(x)) / float(alg.sigma(k, w)) for x in row]
+                          for row, w in zip(have[k]["right"], alg.index[k])])
+        state.rank[k] = have[k]["rank"]
+        state.right[k] = right / np.maximum(np.abs(right).max(axis=0, keepdims=True), 1e-300)
+    return state
 
 
 def _total(state: _State) -> int:
@@ -611,14 +714,19 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
            say: Callable[[str], None] | None = None, max_work: int | None = None, squeeze: int = 40,
            floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None,
            ranks: dict[tuple[int, ...], int] | None = None, steps: int = AIM_STEPS,
-           tops: tuple[int, ...] | None = None, budget: Budget | None = None) -> dict[str, Any]:
+           tops: tuple[int, ...] | None = None, budget: Budget | None = None, start: dict | None = None,
+           repair: str = "joint") -> dict[str, Any]:
     """A symmetric-kernel certificate for ``r*(Σ parts, 3)``, accepted by ``certify/check_symmetric.py``.
 
     ``ranks``: the rank of each block, as :func:`parse_ranks` returns it (blocks not listed are zero);
     then the blocks go up to the listed ones (``top`` and ``tops`` are ignored) and stages 2 and 2b give
     way to 2'. ``tops``: the highest block index of each part (instead of stage 1 and ``top``; as the
     partition chooser :mod:`certify.minrank.partitions` gives them). ``budget``: the LP solves allowed
-    (:class:`Budget`; none by default).
+    (:class:`Budget`; none by default). ``start``: a certificate (``certify.symmetric-kernel/1``, checked here
+    first) to start from instead of stages 1 and 2: its parts and blocks; with ``ranks``, the blocks listed are cut
+    to their ranks (at most the start's; the others keep theirs) and repaired, else the squeeze runs on it.
+    ``repair``: how a cut block is repaired — ``"joint"`` (the joint SLP, ``squeeze`` or ``steps`` steps),
+    ``"descent"`` (:mod:`certify.minrank.descent`), ``"both"`` (the descent, then the joint SLP).
 
     Raises :class:`HighsUnavailable` without HiGHS, :class:`BudgetSpent` when the budget runs out,
     and :class:`NoSolution` when the search or its exact rounding fails.
@@ -627,13 +735,31 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     from ..check_symmetric import check
 
     say = say or (lambda text: None)
+    if repair not in REPAIRS:
+        raise ValueError(f"repair {repair!r}: one of {', '.join(REPAIRS)}")
     core = _highs()
     parts = tuple(parts)
     started = time.process_time()
-    if ranks is not None:
+    if start is not None:
+        state = _started(start, parts, ranks, budget, max_work)
+        state.repair = repair
+        say(f"parts {list(parts)}: started from a certificate of rank {_total(state):,}")
+        since = state.tally.snapshot()
+        try:
+            if ranks is not None:
+                _aim(state, core, ranks, margin, floor, steps, say, keep=True)
+                say(f"stage 2' (given ranks): {state.tally.line(since)}")
+            else:
+                _squeeze(state, core, margin, floor, squeeze, say, squeeze_blocks)
+                say(f"stage 2b (squeeze): {state.tally.line(since)}")
+        except BudgetSpent as exc:
+            say(f"{exc}: the blocks reached so far (total {_total(state):,}) are rounded")
+            state.budget = Budget()
+    elif ranks is not None:
         tops = tuple(max(k[n] for k in ranks) for n in range(len(parts)))
         say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
         state = _State(Algebra(parts, tops), budget)
+        state.repair = repair
         since = state.tally.snapshot()
         _aim(state, core, ranks, margin, floor, steps, say)
         say(f"stage 2' (given ranks): {state.tally.line(since)}")
@@ -646,6 +772,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
             tops = part_tops(parts, top)
         say(f"parts {list(parts)}: blocks up to {tops[0] if len(tops) == 1 else tuple(tops)}")
         state = _State(Algebra(parts, tuple(tops)), budget)
+        state.repair = repair
         since = state.tally.snapshot()
         try:
             _lower_ranks(state, core, margin, passes, say)

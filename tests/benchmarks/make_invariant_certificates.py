@@ -1,7 +1,7 @@
 """Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
 
     python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep] [--parts A,B] [--margin X]
-        [--squeeze N] [--tops T,T] [--ranks K.K=R,…] [--lp-budget N] [--verbose]
+        [--squeeze N] [--tops T,T] [--ranks K.K=R,…] [--lp-budget N] [--start FILE] [--repair HOW] [--verbose]
 
 For each m it runs the partition chooser of :mod:`certify.minrank.partitions` (the LP search of
 :mod:`certify.minrank.invariant` on every candidate partition that passes the joint chain problem
@@ -15,6 +15,9 @@ part, e.g. ``2,1`` (else stage 1 finds the least uniform one, which may keep blo
 ``--ranks`` (with ``--parts``) gives every block's rank, e.g.
 ``0.0=3,0.1=3,1.0=1,1.1=1``,
 and the search only repairs that choice (``certify.minrank.invariant.search(ranks=…)``);
+``--start FILE`` (one m) starts from that certificate's parts and blocks instead (with ``--ranks``, the blocks
+listed are cut to those ranks and the others kept; else the squeeze runs on them); ``--repair`` says how a cut
+block is repaired (``joint``, ``descent`` or ``both``; ``search(repair=…)``);
 ``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
 standard error as it goes. The figures of the last run are in
 docs/performance.md ("certify minrank").
@@ -59,8 +62,16 @@ def main() -> int:
                     help=f"the LP solves allowed per margin: of the partition chooser without --parts (default "
                          f"{DEFAULT_BUDGET:,}), of the one search with --parts (default: no limit; where it runs "
                          f"out, the blocks reached so far are rounded and checked)")
+    ap.add_argument("--start", help="one m: start from this certificate (its parts and blocks)")
+    ap.add_argument("--repair", choices=("joint", "descent", "both"), default="joint",
+                    help="how a block cut to a lower rank is repaired (default joint)")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
+    start = json.loads(Path(args.start).read_text()) if args.start else None
+    if start is not None and (args.parts or args.tops or args.lo != args.hi or start.get("m") != args.lo):
+        ap.error("--start goes with one m (--from M --to M, the certificate's m) and without --parts or --tops")
+    if start is not None:
+        args.parts = ",".join(map(str, start["parts"]))
     if (args.ranks or args.tops) and not (args.parts and args.lo == args.hi):
         ap.error("--ranks and --tops need --parts and one m (--from M --to M)")
     CERTIFICATES.mkdir(exist_ok=True)
@@ -73,7 +84,8 @@ def main() -> int:
         margins = [args.margin] if args.margin else MARGINS if m <= MARGINS_MAX_M else MARGINS[:1]
         for margin in margins if parts is None or args.margin else PAIR_MARGINS if len(parts) > 1 else margins:
             started = time.process_time()
-            given = (f", ranks {args.ranks}" if args.ranks else "") + (f", tops {args.tops}" if args.tops else "")
+            given = (f", ranks {args.ranks}" if args.ranks else "") + (f", tops {args.tops}" if args.tops else "") \
+                + (f", from a certificate of rank {start['rank_at_most']:,}, repair {args.repair}" if start else "")
             options = dict(margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
                            squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
                            squeeze=40 if args.squeeze is None else args.squeeze,
@@ -86,7 +98,7 @@ def main() -> int:
                 else:
                     tops = tuple(int(a) for a in args.tops.split(",")) if args.tops else None
                     doc = search(parts, ranks=parse_ranks(args.ranks, parts) if args.ranks else None, tops=tops,
-                                 budget=Budget(args.lp_budget), **options)
+                                 budget=Budget(args.lp_budget), start=start, repair=args.repair, **options)
                     what = f"{list(parts)} at {margin}{given}"
             except NoSolution as exc:
                 tried.append(f"{list(parts) if parts else 'the chooser'} at {margin}{given}: none ({exc})")

@@ -1,0 +1,189 @@
+"""Repairing fixed-rank blocks by the rows' margins as functions of the right factors (docs/math.md §11).
+
+The invariant-kernel search (:mod:`certify.minrank.invariant`) lowers a block's rank by cutting its right
+factor ``V_κ`` and then has to find right factors for which every query row ``w`` is feasible again. With
+``V`` fixed, row ``w``'s margin ``δ_w(V)`` is the value of its own small LP (the left factors solved out:
+"variable projection"), and its derivative in ``V`` comes with the LP's dual values: the row enters ``V_κ``
+through ties ``g_j = Σ_r u_r V_κ[j, r]``, and ``∂δ_w/∂V_κ[j, r] = y_j u_r / 2`` (the envelope theorem, where
+the LP's solution is unique; ``y_j`` the tie's dual, the 2 because a row's objective counts its ``δ`` twice).
+
+A step is one small LP in ``V``'s entries alone: it maximizes the search's score
+``Σ_w min(δ_w, cap) + (number of rows)·min_w δ_w`` with each ``δ_w`` replaced by a model, the least of its
+linearizations at the last :data:`BUNDLE` points tried (each raised, where it is lower, to ``δ_w``'s value at
+the current point: a bundle), within a box around ``V`` (``ρ`` times each entry's size, at least ``10⁻³``).
+The rows are then solved at the new ``V``; the step is kept when the score rises (the box doubles, up to 1)
+and refused otherwise (it halves). One step costs one LP per row plus one small LP — at ``m = 17``
+(``S_6 × S_11``) 2 s of CPU against some 65 s for a step of the joint SLP, which linearizes the left and right
+factors together (``_joint`` in :mod:`certify.minrank.invariant`) — but its model is rougher, so it takes
+more of them. HiGHS solves every LP in floating point: this only proposes; the certificate made from it is
+checked exactly by ``certify/check_symmetric.py``.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+__all__ = ["descend", "lower", "BUNDLE", "DESCENT_STEPS", "STAGES"]
+
+#: Linearizations kept per row (the current point's and the last points tried).
+BUNDLE = 8
+#: Steps of :func:`descend` per repair in the search (each one LP per query row and one small LP).
+DESCENT_STEPS = 200
+
+
+def _margins(state, core, cap: float):
+    """Each row's ``δ_w`` and its gradient in the right factors, flattened as :func:`_flat` orders them
+    (``None`` if a row's LP fails)."""
+    import numpy as np
+
+    alg, offsets, size = state.alg, {}, 0
+    for k in alg.kappas:
+        offsets[k] = size
+        size += len(alg.index[k]) * state.rank[k]
+    out = {}
+    for w in alg.rows:
+        gradient: dict = {}
+        _, x, least = state.solve_row(core, w, cap, False, gradient=gradient)
+        if x is None:
+            return None
+        vector = np.zeros(size)
+        for (k, j), g in gradient.items():
+            start = offsets[k] + alg.position[k][j] * state.rank[k]
+            vector[start:start + state.rank[k]] += g
+        out[w] = (least, vector)
+    return out
+
+
+def _flat(state):
+    import numpy as np
+
+    return np.concatenate([np.asarray(state.right[k], dtype=float).ravel() for k in state.alg.kappas])
+
+
+def _unflat(state, x) -> dict:
+    out, start = {}, 0
+    for k in state.alg.kappas:
+        shape = (len(state.alg.index[k]), state.rank[k])
+        out[k] = x[start:start + shape[0] * shape[1]].reshape(shape)
+        start += shape[0] * shape[1]
+    return out
+
+
+def _score(deltas, cap: float) -> float:
+    return sum(min(d, cap) for d in deltas) + len(deltas) * min(deltas)
+
+
+def _step(state, core, x0, current: dict, bundle: dict, rho: float, cap: float, frozen=None):
+    """The model's best point within the box ``ρ`` around ``x0`` (``frozen``: a mask of entries kept), or ``None``."""
+    import numpy as np
+
+    from .invariant import _LP
+
+    lp = _LP(len(x0))
+    for w, (delta, _) in current.items():
+        d = lp.var()
+        lp.deltas.append(d)
+        for point, value, gradient in bundle[w]:
+            level = max(value + float(gradient @ (x0 - point)), delta)  # the cut at x0, raised to δ_w(x0)
+            nonzero = np.flatnonzero(gradient)
+            lp.row([(d, 1.0)] + [(int(i), -float(gradient[i])) for i in nonzero], -core.kHighsInf, level)
+    box = rho * np.maximum(np.abs(x0), 1e-3)
+    if frozen is not None:
+        box[frozen] = 0.0
+    state.budget.spend()
+    x, _ = lp.solve(core, cap, False, box=(-box, box))
+    return None if x is None else x0 + np.asarray(x[:len(x0)])
+
+
+def descend(state, core, cap: float, floor: float, steps: int = DESCENT_STEPS,
+            say: Callable[[str], None] | None = None, used: list | None = None, frozen=None) -> bool:
+    """Move the right factors (``state.right``) by at most ``steps`` steps (module docstring) until every row's
+    ``δ_w ≥ floor``; whether that was reached. ``state.right`` is left at the best point found; ``used`` gets the
+    least margin after each step taken; ``frozen``: a mask of the flattened right factors' entries that stay."""
+    x0 = _flat(state)
+    current = _margins(state, core, cap)
+    if current is None:
+        return False
+    bundle = {w: [(x0, delta, gradient)] for w, (delta, gradient) in current.items()}
+    score, rho = _score([d for d, _ in current.values()], cap), 0.05
+    for step in range(steps):
+        least = min(d for d, _ in current.values())
+        if least >= floor or rho < 1e-7:
+            break
+        x1 = _step(state, core, x0, current, bundle, rho, cap, frozen)
+        trial = None
+        if x1 is not None:
+            before, state.right = state.right, _unflat(state, x1)
+            trial = _margins(state, core, cap)
+            state.right = before
+        if trial is None:
+            rho /= 2
+            if used is not None:
+                used.append(least)
+            continue
+        for w, (delta, gradient) in trial.items():
+            bundle[w] = (bundle[w] + [(x1, delta, gradient)])[-BUNDLE:]
+        new = _score([d for d, _ in trial.values()], cap)
+        if new > score + 1e-9:
+            x0, current, score, rho = x1, trial, new, min(2 * rho, 1.0)
+            state.right = _unflat(state, x0)
+        else:
+            rho /= 2
+        if used is not None:
+            used.append(min(d for d, _ in current.values()))
+        if say is not None:
+            say(f"descent step {step + 1}/{steps}: least margin {min(d for d, _ in current.values()):.4g} "
+                f"(wanted {floor:.4g}), box {rho:.3g}")
+    return min(d for d, _ in current.values()) >= floor
+
+
+#: The gradual cut's bounds on the column dropped, as fractions of where it starts (:func:`lower`): halved twelve
+#: times, then zero. A row's margin is concave in the bound (an LP's value in its right-hand side), steepest at
+#: zero; at m = 22 holding the column within 1/64 kept every margin, dropping it from there left −0.79.
+STAGES = tuple(2.0 ** -i for i in range(1, 13)) + (0.0,)
+
+
+def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STEPS,
+          say: Callable[[str], None] | None = None, finish: Callable[[], bool] | None = None) -> bool:
+    """Lower block ``κ``'s rank by one, gradually: its right factor rotated to the right singular vectors of the
+    rows' solution (a vertex: every row's LP solved), the last column's coefficient in each row ``w`` is held within
+    ``s·|u_w|`` for ``s`` in :data:`STAGES`, the margins restored by :func:`descend` (at most ``steps`` steps in
+    all; the last column itself stays, else it could grow as its coefficients shrink) before the bound tightens;
+    at ``s = 0`` the column is dropped. Whether every row's ``δ_w ≥ floor`` at the
+    lower rank (else the state is as before). ``finish``: where a stage fails, the column is dropped there and
+    ``finish()`` (the joint SLP, ``repair="both"``) has the last word."""
+    import numpy as np
+
+    alg, rank = state.alg, state.rank[kappa]
+    saved = (dict(state.rank), dict(state.right))
+    full, left, least = state.solve(core, cap, False)
+    if full is None:
+        return False
+    _, _, vt = np.linalg.svd(full[kappa])
+    state.right[kappa] = vt[:rank].T.copy()
+    _, left, _ = state.solve(core, cap, False)
+    start = {w: abs(float(left[kappa][n, rank - 1])) for n, w in enumerate(alg.index[kappa])}
+    frozen = np.zeros(len(_flat(state)), dtype=bool)  # the direction dropped stays put (else it could grow as the
+    offset = sum(len(alg.index[k]) * state.rank[k] for k in alg.kappas[:alg.kappas.index(kappa)])  # bound shrinks)
+    frozen[offset + rank - 1:offset + len(alg.index[kappa]) * rank:rank] = True
+    spent, reached = 0, False
+    for s in STAGES:
+        state.bounds[kappa] = (rank - 1, {w: s * b for w, b in start.items()})
+        counted: list = []
+        reached = descend(state, core, cap, floor, max(steps - spent, 0), used=counted, frozen=frozen)
+        spent += len(counted)
+        if say is not None:
+            say(f"block {kappa}: column {rank} held within {s:g} of its size: "
+                + ("the margins hold" if reached else f"least margin {counted[-1] if counted else float('nan'):.4g}")
+                + f" ({spent} descent steps in all)")
+        if not reached:
+            break
+    del state.bounds[kappa]
+    state.rank[kappa], state.right[kappa] = rank - 1, state.right[kappa][:, :rank - 1].copy()
+    if not reached and finish is not None:
+        reached = finish()
+        if say is not None:
+            say(f"block {kappa}: the column dropped, then the joint SLP: "
+                + ("the margins hold" if reached else "not repaired"))
+    if not reached:
+        state.rank, state.right = saved
+    return reached

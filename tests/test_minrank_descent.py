@@ -1,0 +1,166 @@
+"""The descent repair of the invariant-kernel search and starting a search from a certificate.
+
+certify.minrank.descent moves the right factors by the rows' margins as LP value functions, their derivatives
+taken from the LPs' duals; a search can start from a certificate (``search(start=…)``, ``certify minrank
+--start FILE``). Everything made here goes through ``certify/check_symmetric.py``'s check.
+"""
+import json
+
+import pytest
+
+from conftest import assert_one_line_error, run_cli_here
+
+from certify.check_symmetric import check, load
+from certify.minrank.symmetric import shipped_path
+
+
+def test_a_rows_margin_moves_with_the_right_factors_as_its_duals_say():
+    """The envelope theorem: ∂δ_w/∂V_κ[j, r] = y_j·u_r/2 (docs of certify.minrank.descent), against a central
+    difference of the row's LP value, on every entry of the worst row's gradient that is not zero."""
+    pytest.importorskip("highspy")
+    import numpy as np
+
+    from certify.minrank.invariant import _highs, _State
+    from certify.minrank.terwilliger import Algebra
+
+    core, alg = _highs(), Algebra((3, 5), (0, 1))
+    state = _State(alg)
+    full, _, _ = state.solve(core, 0.1, True)
+    for k in alg.kappas:  # every block cut to rank 1: the rows are then below their caps, where δ is smooth
+        _, _, vt = np.linalg.svd(full[k])
+        state.rank[k], state.right[k] = 1, vt[:1].T.copy()
+    worst = min(alg.rows, key=lambda w: state.solve_row(core, w, 0.1, False)[2])
+    gradient: dict = {}
+    delta = state.solve_row(core, worst, 0.1, False, gradient=gradient)[2]
+    assert delta < 0.1
+    checked = 0
+    for (k, j), g in gradient.items():
+        for r, value in enumerate(g):
+            if abs(value) < 1e-6:
+                continue
+            n, eps, sides = alg.position[k][j], 1e-6, []
+            for sign in (1, -1):
+                state.right[k][n, r] += sign * eps
+                sides.append(state.solve_row(core, worst, 0.1, False)[2])
+                state.right[k][n, r] -= sign * eps
+            assert (sides[0] - sides[1]) / (2 * eps) == pytest.approx(value, rel=1e-3, abs=1e-6)
+            checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("parts", [(9,), (1, 7)])
+def test_a_search_from_a_certificate_lowers_its_rank_by_the_descent_and_the_checker_accepts(parts):
+    """Stage 2 alone (no squeeze) leaves ranks the squeeze can lower: from its certificate, the squeeze repaired by
+    the descent alone gives one of lower rank, whose blocks are at most the start's."""
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import search
+
+    first = search(parts, squeeze=0)
+    lines: list = []
+    doc = search(parts, start=first, repair="descent", say=lines.append)
+    assert check(doc).rank == doc["rank_at_most"] < check(first).rank
+    before = {tuple(b["index"]): b["rank"] for b in first["blocks"]}
+    assert all(b["rank"] <= before.get(tuple(b["index"]), 0) for b in doc["blocks"])
+    assert lines[0] == f"parts {list(parts)}: started from a certificate of rank {first['rank_at_most']:,}"
+    assert any(line.startswith("squeeze, block ") for line in lines)
+
+
+def test_given_ranks_from_a_certificate_cut_the_blocks_listed_and_keep_the_others():
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import search
+
+    first = search((1, 7), squeeze=0)
+    before = {tuple(b["index"]): b["rank"] for b in first["blocks"]}
+    cut = max(before, key=lambda k: before[k])
+    doc = search((1, 7), start=first, ranks={cut: before[cut] - 1}, repair="descent")
+    after = {tuple(b["index"]): b["rank"] for b in doc["blocks"]}
+    assert after == {**before, cut: before[cut] - 1}
+    assert check(doc).rank == doc["rank_at_most"] < first["rank_at_most"]
+
+
+def test_a_start_certificate_is_refused_where_it_does_not_fit():
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import search
+
+    doc = load(str(shipped_path(12)))  # S_1 × S_11: blocks (0, 0) and (0, 1) of rank 2
+    with pytest.raises(ValueError, match=r"block \(0, 1\) has rank 2 in the start certificate; from it, a rank can "
+                                         r"only go down \(not to 3\)"):
+        search((1, 11), start=doc, ranks={(0, 1): 3})
+    with pytest.raises(ValueError, match=r"has parts \[1, 11\], not \[2, 10\]"):
+        search((2, 10), start=doc)
+    bad = json.loads(json.dumps(doc))
+    bad["rank_at_most"] -= 1
+    with pytest.raises(ValueError, match="the start certificate is refused"):
+        search((1, 11), start=bad)
+    with pytest.raises(ValueError, match="repair 'sideways': one of joint, descent, both"):
+        search((1, 11), start=doc, repair="sideways")
+
+
+def _start_file(tmp_path, name, change=None):
+    doc = load(str(shipped_path(12)))
+    if change:
+        change(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path.name
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--start", "START"], "--start goes with --search-invariant"),
+    (["--repair", "descent"], "--repair goes with --search-invariant"),
+    (["--search-invariant", "--start", "START", "--parts", "1,11"], "--parts goes without --start"),
+    (["--search-invariant", "--start", "START", "--tops", "0,1"], "--tops goes without --start"),
+    (["--search-invariant", "--start", "START", "--lp-budget", "9"], "--lp-budget goes with --search-invariant"),
+    (["--search-invariant", "--start", "START", "--ranks", "0.1=3"], "block (0, 1) has rank 2 in the start"),
+    (["--search-invariant", "--start", "START", "--ranks", "0=1"], "needs one block index per part (2)"),
+    (["--search-invariant", "--start", "START", "--repair", "sideways"], "'sideways' is not one of"),
+    (["--search-invariant", "--start", "NOT-JSON"], "--start NOT-JSON"),
+    (["--search-invariant", "--start", "CLAIMS-LESS"], "--start CLAIMS-LESS"),
+    (["--search-invariant", "--start", "no-such-file"], "--start no-such-file"),
+])
+def test_minrank_refuses_a_start_that_does_not_fit_with_one_line(args, says, tmp_path, monkeypatch):
+    """Each a one-line refusal, exit 2, before any search: a start file unreadable, malformed or refused by the
+    checker (a certificate claiming one less than its blocks), or options the certificate declares itself."""
+    monkeypatch.chdir(tmp_path)
+    _start_file(tmp_path, "START")
+    (tmp_path / "NOT-JSON").write_text("{not json")
+    _start_file(tmp_path, "CLAIMS-LESS", lambda doc: doc.update(rank_at_most=doc["rank_at_most"] - 1))
+    proc = run_cli_here("minrank", "--m", "12", *args)
+    assert_one_line_error(proc, 2)
+    assert says in proc.stderr
+
+
+def test_minrank_refuses_a_start_certificate_for_another_m_naming_both(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _start_file(tmp_path, "START")
+    proc = run_cli_here("minrank", "--m", "13", "--search-invariant", "--start", "START")
+    assert_one_line_error(proc, 2)
+    assert "the certificate is for m = 12, and --m is 13" in proc.stderr
+
+
+def test_minrank_search_from_a_certificate_writes_one_the_checker_accepts(tmp_path, monkeypatch):
+    """``--start`` alone: the squeeze on the start's blocks (descent, then the joint SLP); the certificate written is
+    accepted by the checker, of rank at most the start's, each block at most the start's."""
+    pytest.importorskip("highspy")
+    monkeypatch.chdir(tmp_path)
+    first = run_cli_here("minrank", "--m", "9", "--search-invariant", "--parts", "9", "--out", "a")
+    assert first.returncode == 0, first.stderr
+    start = json.loads((tmp_path / "a" / "m9.upper.symmetric.json").read_text())
+    ranks = {tuple(b["index"]): b["rank"] for b in start["blocks"]}
+    proc = run_cli_here("minrank", "--m", "9", "--search-invariant", "--start", "a/m9.upper.symmetric.json",
+                        "--repair", "both", "--out", "b")
+    assert proc.returncode == 0, proc.stderr
+    made = json.loads((tmp_path / "b" / "m9.upper.symmetric.json").read_text())
+    assert check(made).rank == made["rank_at_most"] <= start["rank_at_most"] and made["parts"] == [9]
+    assert all(b["rank"] <= ranks.get(tuple(b["index"]), 0) for b in made["blocks"])
+
+
+@pytest.mark.parametrize("repair", ["descent", "both"])
+def test_a_whole_search_squeezes_by_the_descent_too_and_the_checker_accepts(repair):
+    """Without a start, ``repair=`` changes only how stage 2b repairs: the result is a certificate the checker
+    accepts, no worse than stage 2 alone."""
+    pytest.importorskip("highspy")
+    from certify.minrank.invariant import search
+
+    doc = search((1, 7), repair=repair)
+    assert check(doc).rank == doc["rank_at_most"] <= search((1, 7), squeeze=0)["rank_at_most"]
