@@ -164,3 +164,23 @@ def test_a_whole_search_squeezes_by_the_descent_too_and_the_checker_accepts(repa
 
     doc = search((1, 7), repair=repair)
     assert check(doc).rank == doc["rank_at_most"] <= search((1, 7), squeeze=0)["rank_at_most"]
+
+
+def test_a_start_certificate_with_blocks_given_whole_is_read_as_its_factors():
+    """The format allows a block as its entries instead of factors (docs/certificate-format.md): the search reads
+    its right factor from them, and listing a block the certificate lacks at rank 0 changes nothing."""
+    pytest.importorskip("highspy")
+    from fractions import Fraction
+
+    from certify.minrank.invariant import search
+
+    doc = load(str(shipped_path(9)))  # S_3 × S_6, blocks (0, 0) of rank 2 and (0, 1) of rank 1
+    whole = json.loads(json.dumps(doc))
+    for block in whole["blocks"]:
+        left = [[Fraction(x) for x in row] for row in block.pop("left")]
+        right = [[Fraction(x) for x in row] for row in block.pop("right")]
+        block["entries"] = [[str(sum(a * b for a, b in zip(u, v))) for v in right] for u in left]
+    assert check(whole).rank == 7
+    made = search((3, 6), start=whole, ranks={(1, 0): 0}, repair="descent")
+    assert check(made).rank == made["rank_at_most"] == 7
+    assert {tuple(b["index"]): b["rank"] for b in made["blocks"]} == {(0, 0): 2, (0, 1): 1}

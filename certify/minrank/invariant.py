@@ -601,7 +601,7 @@ def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: i
     alg = state.alg
     if keep and state.repair != "joint":  # from a certificate: one rank at a time, gradually (descent.lower)
         for k in sorted(ranks, key=lambda k: (-alg.multiplicity(k), k)):
-            while state.rank[k] > ranks[k]:
+            while state.rank.get(k, 0) > ranks[k]:  # a block the certificate lacks is at rank 0 already
                 finish = (lambda: _joint(state, core, 2 * margin, floor, steps, say)) if state.repair == "both" else None
                 if not lower(state, core, k, 2 * margin, floor, DESCENT_STEPS, say, finish):
                     raise NoSolution(f"parts {list(alg.parts)}: block {k} not lowered to rank {state.rank[k] - 1} "
@@ -655,8 +655,13 @@ def _started(doc: dict, parts: tuple[int, ...], ranks: dict | None, budget: Budg
         if k not in have:
             state.rank[k], state.right[k] = 0, np.zeros((len(alg.index[k]), 0))
             continue
-        right = np.array([[float(Fraction(x)) / float(alg.sigma(k, w)) for x in row]
-                          for row, w in zip(have[k]["right"], alg.index[k])])
+        scale = [float(alg.sigma(k, w)) for w in alg.index[k]]
+        if "entries" in have[k]:  # a block given whole: its leading right singular vectors (its rank is exact)
+            entries = np.array([[float(Fraction(x)) / (a * b) for x, b in zip(row, scale)]
+                                for row, a in zip(have[k]["entries"], scale)])
+            right = np.linalg.svd(entries)[2][:have[k]["rank"]].T
+        else:
+            right = np.array([[float(Fraction(x)) / a for x in row] for row, a in zip(have[k]["right"], scale)])
         state.rank[k] = have[k]["rank"]
         state.right[k] = right / np.maximum(np.abs(right).max(axis=0, keepdims=True), 1e-300)
     return state
