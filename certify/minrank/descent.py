@@ -30,16 +30,21 @@ BUNDLE = 8
 DESCENT_STEPS = 200
 
 
+def _layout(state) -> tuple[dict, int]:
+    """Where each block's right factor sits in the flattened vector (row by row), and the vector's length."""
+    offsets, size = {}, 0
+    for k in state.alg.kappas:
+        offsets[k] = size
+        size += len(state.alg.index[k]) * state.rank[k]
+    return offsets, size
+
+
 def _margins(state, core, cap: float):
     """Each row's ``δ_w`` and its gradient in the right factors, flattened as :func:`_flat` orders them
     (``None`` if a row's LP fails)."""
     import numpy as np
 
-    alg, offsets, size = state.alg, {}, 0
-    for k in alg.kappas:
-        offsets[k] = size
-        size += len(alg.index[k]) * state.rank[k]
-    out = {}
+    alg, (offsets, size), out = state.alg, _layout(state), {}
     for w in alg.rows:
         gradient: dict = {}
         _, x, least = state.solve_row(core, w, cap, False, gradient=gradient)
@@ -60,16 +65,13 @@ def _flat(state):
 
 
 def _unflat(state, x) -> dict:
-    out, start = {}, 0
-    for k in state.alg.kappas:
-        shape = (len(state.alg.index[k]), state.rank[k])
-        out[k] = x[start:start + shape[0] * shape[1]].reshape(shape)
-        start += shape[0] * shape[1]
-    return out
+    offsets, _ = _layout(state)
+    return {k: x[offsets[k]:offsets[k] + len(state.alg.index[k]) * state.rank[k]].reshape(-1, state.rank[k])
+            for k in state.alg.kappas}
 
 
-def _score(deltas, cap: float) -> float:
-    return sum(min(d, cap) for d in deltas) + len(deltas) * min(deltas)
+def _deltas(margins: dict) -> dict:
+    return {w: delta for w, (delta, _) in margins.items()}
 
 
 def _step(state, core, x0, current: dict, bundle: dict, rho: float, cap: float, frozen=None):
@@ -99,14 +101,16 @@ def descend(state, core, cap: float, floor: float, steps: int = DESCENT_STEPS,
     """Move the right factors (``state.right``) by at most ``steps`` steps (module docstring) until every row's
     ``δ_w ≥ floor``; whether that was reached. ``state.right`` is left at the best point found; ``used`` gets the
     least margin after each step taken; ``frozen``: a mask of the flattened right factors' entries that stay."""
+    from .invariant import _score  # the search's own score of the margins
+
     x0 = _flat(state)
     current = _margins(state, core, cap)
     if current is None:
         return False
     bundle = {w: [(x0, delta, gradient)] for w, (delta, gradient) in current.items()}
-    score, rho = _score([d for d, _ in current.values()], cap), 0.05
+    score, rho = _score(_deltas(current), cap), 0.05
     for step in range(steps):
-        least = min(d for d, _ in current.values())
+        least = min(_deltas(current).values())
         if least >= floor or rho < 1e-7:
             break
         x1 = _step(state, core, x0, current, bundle, rho, cap, frozen)
@@ -122,18 +126,18 @@ def descend(state, core, cap: float, floor: float, steps: int = DESCENT_STEPS,
             continue
         for w, (delta, gradient) in trial.items():
             bundle[w] = (bundle[w] + [(x1, delta, gradient)])[-BUNDLE:]
-        new = _score([d for d, _ in trial.values()], cap)
+        new = _score(_deltas(trial), cap)
         if new > score + 1e-9:
             x0, current, score, rho = x1, trial, new, min(2 * rho, 1.0)
             state.right = _unflat(state, x0)
         else:
             rho /= 2
+        least = min(_deltas(current).values())
         if used is not None:
-            used.append(min(d for d, _ in current.values()))
+            used.append(least)
         if say is not None:
-            say(f"descent step {step + 1}/{steps}: least margin {min(d for d, _ in current.values()):.4g} "
-                f"(wanted {floor:.4g}), box {rho:.3g}")
-    return min(d for d, _ in current.values()) >= floor
+            say(f"descent step {step + 1}/{steps}: least margin {least:.4g} (wanted {floor:.4g}), box {rho:.3g}")
+    return min(_deltas(current).values()) >= floor
 
 
 #: The gradual cut's bounds on the column dropped, as fractions of where it starts (:func:`lower`): halved twelve
@@ -155,16 +159,16 @@ def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STE
 
     alg, rank = state.alg, state.rank[kappa]
     saved = (dict(state.rank), dict(state.right))
-    full, left, least = state.solve(core, cap, False)
+    full, _, _ = state.solve(core, cap, False)
     if full is None:
         return False
     _, _, vt = np.linalg.svd(full[kappa])
     state.right[kappa] = vt[:rank].T.copy()
     _, left, _ = state.solve(core, cap, False)
     start = {w: abs(float(left[kappa][n, rank - 1])) for n, w in enumerate(alg.index[kappa])}
-    frozen = np.zeros(len(_flat(state)), dtype=bool)  # the direction dropped stays put (else it could grow as the
-    offset = sum(len(alg.index[k]) * state.rank[k] for k in alg.kappas[:alg.kappas.index(kappa)])  # bound shrinks)
-    frozen[offset + rank - 1:offset + len(alg.index[kappa]) * rank:rank] = True
+    offsets, size = _layout(state)  # the direction dropped stays put (else it could grow as its bound shrinks)
+    frozen = np.zeros(size, dtype=bool)
+    frozen[offsets[kappa] + rank - 1:offsets[kappa] + len(alg.index[kappa]) * rank:rank] = True
     spent, reached = 0, False
     for s in STAGES:
         state.bounds[kappa] = (rank - 1, {w: s * b for w, b in start.items()})

@@ -527,8 +527,9 @@ def _repair(state: _State, core, cap: float, floor: float, iters: int, say=None)
 
 
 def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, blocks: int | None = None) -> None:
-    """Stage 2b: lower each block's rank one at a time, each try repaired by :func:`_joint` (module docstring);
-    ``blocks``: only that many blocks, those of the largest multiplicities."""
+    """Stage 2b: lower each block's rank one at a time, each try repaired by :func:`_joint` (module docstring), or,
+    with ``state.repair`` ``"descent"`` or ``"both"``, by :func:`certify.minrank.descent.lower`; ``blocks``: only
+    that many blocks, those of the largest multiplicities."""
     import numpy as np
 
     alg = state.alg
