@@ -78,6 +78,52 @@ def test_given_ranks_from_a_certificate_cut_the_blocks_listed_and_keep_the_other
     assert check(doc).rank == doc["rank_at_most"] < first["rank_at_most"]
 
 
+def test_the_descent_spends_at_most_its_steps_per_rank_lowered():
+    """``descent_steps`` bounds the descent's steps per rank lowered (counted in the stage lines): the cut that the
+    default budget repairs in more than 10 steps is not repaired in 10, and none of its stages spends more."""
+    pytest.importorskip("highspy")
+    import re
+
+    from certify.minrank.invariant import NoSolution, search
+
+    first = search((1, 7), squeeze=0)
+    before = {tuple(b["index"]): b["rank"] for b in first["blocks"]}
+    cut = max(before, key=lambda k: before[k])
+
+    def spent(lines):
+        return [int(n) for line in lines for n in re.findall(r"\((\d+) descent steps in all\)", line)]
+
+    lines: list = []
+    doc = search((1, 7), start=first, ranks={cut: before[cut] - 1}, repair="descent", say=lines.append)
+    assert check(doc).rank == doc["rank_at_most"] and max(spent(lines)) > 10
+    lines = []
+    with pytest.raises(NoSolution, match=f"block {re.escape(str(cut))} not lowered"):
+        search((1, 7), start=first, ranks={cut: before[cut] - 1}, repair="descent", descent_steps=10,
+               say=lines.append)
+    assert spent(lines) and max(spent(lines)) <= 10
+
+
+def test_the_partition_chooser_repairs_as_it_is_told():
+    """``certify.minrank.partitions.best`` hands ``repair`` and ``descent_steps`` to every search it runs."""
+    pytest.importorskip("highspy")
+    from certify.minrank import partitions
+    from certify.minrank.invariant import NoSolution
+
+    seen: list = []
+
+    def search(parts, **options):
+        seen.append((options.get("repair"), options.get("descent_steps")))
+        raise NoSolution("recorded")
+
+    original, partitions.search = partitions.search, search
+    try:
+        with pytest.raises(NoSolution, match="no partition gave a certificate"):
+            partitions.best(9, repair="descent", descent_steps=7)
+    finally:
+        partitions.search = original
+    assert seen and set(seen) == {("descent", 7)}
+
+
 def test_a_start_certificate_is_refused_where_it_does_not_fit():
     pytest.importorskip("highspy")
     from certify.minrank.invariant import search
@@ -94,6 +140,10 @@ def test_a_start_certificate_is_refused_where_it_does_not_fit():
         search((1, 11), start=bad)
     with pytest.raises(ValueError, match="repair 'sideways': one of joint, descent, both"):
         search((1, 11), start=doc, repair="sideways")
+    with pytest.raises(ValueError, match="descent_steps 5: a positive number, with repair descent or both"):
+        search((1, 11), start=doc, descent_steps=5)
+    with pytest.raises(ValueError, match="descent_steps 0: a positive number"):
+        search((1, 11), start=doc, repair="descent", descent_steps=0)
 
 
 def _start_file(tmp_path, name, change=None):
@@ -114,6 +164,9 @@ def _start_file(tmp_path, name, change=None):
     (["--search-invariant", "--start", "START", "--ranks", "0.1=3"], "block (0, 1) has rank 2 in the start"),
     (["--search-invariant", "--start", "START", "--ranks", "0=1"], "needs one block index per part (2)"),
     (["--search-invariant", "--start", "START", "--repair", "sideways"], "'sideways' is not one of"),
+    (["--search-invariant", "--start", "START", "--descent-steps", "5"],
+     "--descent-steps goes with --repair descent or --repair both"),
+    (["--search-invariant", "--repair", "descent", "--descent-steps", "0"], "0 is not in the range"),
     (["--search-invariant", "--start", "NOT-JSON"], "--start NOT-JSON"),
     (["--search-invariant", "--start", "CLAIMS-LESS"], "--start CLAIMS-LESS"),
     (["--search-invariant", "--start", "no-such-file"], "--start no-such-file"),

@@ -61,12 +61,15 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
               help="With --search-invariant: how a block cut to a lower rank is repaired: the joint SLP in both "
                    "factors, a descent on the rows' margins as functions of the right factors (cheaper steps, more "
                    "of them), or the descent and then the joint SLP.")
+@click.option("--descent-steps", "descent_steps", type=click.IntRange(1, 100_000),
+              help="With --repair descent or both: the descent's steps per rank lowered (default 200; each step one "
+                   "LP per query row and one small LP, counted, never timed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs matplotlib, the extra plot).")
 def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, lp_budget, tops,
-                ranks, start, repair, as_json, plot) -> int:
+                ranks, start, repair, descent_steps, as_json, plot) -> int:
     """Both sides of r*(m, 3), each a certificate re-checked exactly: L ≤ r* ≤ U (docs/math.md §11).
 
     r*(m, 3) is the least feature rank of one normalized nonnegative kernel-attention head
@@ -115,6 +118,8 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     repair_given = click.get_current_context().get_parameter_source("repair") is click.core.ParameterSource.COMMANDLINE
     if (start or repair_given) and not search_invariant:
         raise InputError(f"{'--start' if start else '--repair'} goes with --search-invariant")
+    if descent_steps is not None and repair == "joint":
+        raise InputError("--descent-steps goes with --repair descent or --repair both")
     if start is not None:
         if parts or tops is not None:
             raise InputError(f"{'--parts' if parts else '--tops'} goes without --start (the certificate declares its "
@@ -157,10 +162,11 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
             try:
                 if parts or ranks is not None:  # one partition (--ranks alone: S_M's blocks)
                     invariant = search(split, say=say, max_work=10**12, ranks=ranks, tops=tops,
-                                       start=start_doc if start is not None else None, repair=repair)
+                                       start=start_doc if start is not None else None, repair=repair,
+                                       descent_steps=descent_steps)
                 else:
                     invariant, _ = best(m, DEFAULT_BUDGET if lp_budget is None else lp_budget, say=say,
-                                        max_work=10**12)
+                                        max_work=10**12, repair=repair, descent_steps=descent_steps)
             except HighsUnavailable as exc:
                 raise InputError(str(exc)) from None
             except NoSolution as exc:

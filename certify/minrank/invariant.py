@@ -51,6 +51,7 @@ import time
 from fractions import Fraction
 from typing import Any, Callable
 
+from .descent import DESCENT_STEPS
 from .terwilliger import Algebra, part_tops
 
 __all__ = ["HighsUnavailable", "NoSolution", "BudgetSpent", "Budget", "Tally", "search", "feasible", "least_top",
@@ -240,6 +241,7 @@ class _State:
     def __init__(self, alg: Algebra, budget: Budget | None = None) -> None:
         self.alg = alg
         self.repair = "joint"  # how a cut block is repaired (_repair)
+        self.descent_steps = DESCENT_STEPS  # the descent's steps per rank lowered (search(descent_steps=…))
         # a block's column of the left factors held within bounds per row: {κ: (column, {w: bound})} (the descent's
         # gradual cut, certify.minrank.descent.lower)
         self.bounds: dict[tuple, tuple[int, dict]] = {}
@@ -517,11 +519,11 @@ def _joint(state: _State, core, cap: float, floor: float, iters: int, say=None) 
 def _repair(state: _State, core, cap: float, floor: float, iters: int, say=None) -> bool:
     """Move the right factors until every ``δ_w ≥ floor`` (whether reached), by ``state.repair``: ``"joint"`` the
     joint SLP (:func:`_joint`, ``iters`` steps); ``"descent"`` the rows' value functions
-    (:func:`certify.minrank.descent.descend`, :data:`~certify.minrank.descent.DESCENT_STEPS` steps); ``"both"``
+    (:func:`certify.minrank.descent.descend`, ``state.descent_steps`` steps); ``"both"``
     the descent, then the joint SLP from where it stopped."""
-    from .descent import DESCENT_STEPS, descend
+    from .descent import descend
 
-    if state.repair in ("descent", "both") and descend(state, core, cap, floor, DESCENT_STEPS, say):
+    if state.repair in ("descent", "both") and descend(state, core, cap, floor, state.descent_steps, say):
         return True
     return state.repair != "descent" and _joint(state, core, cap, floor, iters, say)
 
@@ -533,13 +535,13 @@ def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, 
     import numpy as np
 
     alg = state.alg
-    from .descent import DESCENT_STEPS, lower
+    from .descent import lower
 
     for k in sorted(alg.kappas, key=lambda k: (-alg.multiplicity(k), k))[:blocks]:
         while state.rank[k] > 1:
             if state.repair != "joint":
                 finish = (lambda: _joint(state, core, 2 * margin, floor, iters)) if state.repair == "both" else None
-                if lower(state, core, k, 2 * margin, floor, DESCENT_STEPS, finish=finish):
+                if lower(state, core, k, 2 * margin, floor, state.descent_steps, finish=finish):
                     say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
                     continue
                 break
@@ -597,14 +599,14 @@ def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: i
     the blocks not listed keep their ranks (a search from a certificate) instead of being zero."""
     import numpy as np
 
-    from .descent import DESCENT_STEPS, lower
+    from .descent import lower
 
     alg = state.alg
     if keep and state.repair != "joint":  # from a certificate: one rank at a time, gradually (descent.lower)
         for k in sorted(ranks, key=lambda k: (-alg.multiplicity(k), k)):
             while state.rank.get(k, 0) > ranks[k]:  # a block the certificate lacks is at rank 0 already
                 finish = (lambda: _joint(state, core, 2 * margin, floor, steps, say)) if state.repair == "both" else None
-                if not lower(state, core, k, 2 * margin, floor, DESCENT_STEPS, say, finish):
+                if not lower(state, core, k, 2 * margin, floor, state.descent_steps, say, finish):
                     raise NoSolution(f"parts {list(alg.parts)}: block {k} not lowered to rank {state.rank[k] - 1} "
                                      f"(total {_total(state) - alg.multiplicity(k):,}) by the repair {state.repair}")
                 say(f"block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
@@ -721,7 +723,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
            floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None,
            ranks: dict[tuple[int, ...], int] | None = None, steps: int = AIM_STEPS,
            tops: tuple[int, ...] | None = None, budget: Budget | None = None, start: dict | None = None,
-           repair: str = "joint") -> dict[str, Any]:
+           repair: str = "joint", descent_steps: int | None = None) -> dict[str, Any]:
     """A symmetric-kernel certificate for ``r*(Σ parts, 3)``, accepted by ``certify/check_symmetric.py``.
 
     ``ranks``: the rank of each block, as :func:`parse_ranks` returns it (blocks not listed are zero);
@@ -733,6 +735,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     to their ranks (at most the start's; the others keep theirs) and repaired, else the squeeze runs on it.
     ``repair``: how a cut block is repaired — ``"joint"`` (the joint SLP, ``squeeze`` or ``steps`` steps),
     ``"descent"`` (:mod:`certify.minrank.descent`), ``"both"`` (the descent, then the joint SLP).
+    ``descent_steps``: the descent's steps per rank lowered (default :data:`DESCENT_STEPS`; only with ``repair`` ``"descent"`` or ``"both"``).
 
     Raises :class:`HighsUnavailable` without HiGHS, :class:`BudgetSpent` when the budget runs out,
     and :class:`NoSolution` when the search or its exact rounding fails.
@@ -743,12 +746,15 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     say = say or (lambda text: None)
     if repair not in REPAIRS:
         raise ValueError(f"repair {repair!r}: one of {', '.join(REPAIRS)}")
+    if descent_steps is not None and (repair == "joint" or descent_steps < 1):
+        raise ValueError(f"descent_steps {descent_steps}: a positive number, with repair descent or both")
     core = _highs()
     parts = tuple(parts)
     started = time.process_time()
     if start is not None:
         state = _started(start, parts, ranks, budget, max_work)
         state.repair = repair
+        state.descent_steps = descent_steps or state.descent_steps
         say(f"parts {list(parts)}: started from a certificate of rank {_total(state):,}")
         since = state.tally.snapshot()
         try:
@@ -766,6 +772,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
         state = _State(Algebra(parts, tops), budget)
         state.repair = repair
+        state.descent_steps = descent_steps or state.descent_steps
         since = state.tally.snapshot()
         _aim(state, core, ranks, margin, floor, steps, say)
         say(f"stage 2' (given ranks): {state.tally.line(since)}")
@@ -779,6 +786,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         say(f"parts {list(parts)}: blocks up to {tops[0] if len(tops) == 1 else tuple(tops)}")
         state = _State(Algebra(parts, tuple(tops)), budget)
         state.repair = repair
+        state.descent_steps = descent_steps or state.descent_steps
         since = state.tally.snapshot()
         try:
             _lower_ranks(state, core, margin, passes, say)

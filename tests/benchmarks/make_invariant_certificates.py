@@ -65,6 +65,8 @@ def main() -> int:
     ap.add_argument("--start", help="one m: start from this certificate (its parts and blocks)")
     ap.add_argument("--repair", choices=("joint", "descent", "both"), default="joint",
                     help="how a block cut to a lower rank is repaired (default joint)")
+    ap.add_argument("--descent-steps", type=int, default=None,
+                    help="with --repair descent or both: the descent's steps per rank lowered (default 200)")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
     start = json.loads(Path(args.start).read_text()) if args.start else None
@@ -72,6 +74,8 @@ def main() -> int:
         ap.error("--start goes with one m (--from M --to M, the certificate's m) and without --parts or --tops")
     if start is not None:
         args.parts = ",".join(map(str, start["parts"]))
+    if args.descent_steps is not None and (args.repair == "joint" or args.descent_steps < 1):
+        ap.error("--descent-steps takes a positive number and goes with --repair descent or both")
     if (args.ranks or args.tops) and not (args.parts and args.lo == args.hi):
         ap.error("--ranks and --tops need --parts and one m (--from M --to M)")
     CERTIFICATES.mkdir(exist_ok=True)
@@ -85,10 +89,12 @@ def main() -> int:
         for margin in margins if parts is None or args.margin else PAIR_MARGINS if len(parts) > 1 else margins:
             started = time.process_time()
             given = (f", ranks {args.ranks}" if args.ranks else "") + (f", tops {args.tops}" if args.tops else "") \
-                + (f", from a certificate of rank {start['rank_at_most']:,}, repair {args.repair}" if start else "")
+                + (f", from a certificate of rank {start['rank_at_most']:,}, repair {args.repair}" if start else "") \
+                + (f", {args.descent_steps} descent steps" if args.descent_steps else "")
             options = dict(margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
                            squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
                            squeeze=40 if args.squeeze is None else args.squeeze,
+                           repair=args.repair, descent_steps=args.descent_steps,
                            say=(lambda text: print(f"m = {m}: {text}", file=sys.stderr, flush=True))
                            if args.verbose else None)
             try:
@@ -98,7 +104,7 @@ def main() -> int:
                 else:
                     tops = tuple(int(a) for a in args.tops.split(",")) if args.tops else None
                     doc = search(parts, ranks=parse_ranks(args.ranks, parts) if args.ranks else None, tops=tops,
-                                 budget=Budget(args.lp_budget), start=start, repair=args.repair, **options)
+                                 budget=Budget(args.lp_budget), start=start, **options)
                     what = f"{list(parts)} at {margin}{given}"
             except NoSolution as exc:
                 tried.append(f"{list(parts) if parts else 'the chooser'} at {margin}{given}: none ({exc})")
