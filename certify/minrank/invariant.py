@@ -541,7 +541,7 @@ def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, 
         while state.rank[k] > 1:
             if state.repair != "joint":
                 finish = (lambda: _joint(state, core, 2 * margin, floor, iters)) if state.repair == "both" else None
-                if lower(state, core, k, 2 * margin, floor, state.descent_steps, finish=finish):
+                if lower(state, core, k, 2 * margin, floor, state.descent_steps, say, finish):
                     say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
                     continue
                 break
