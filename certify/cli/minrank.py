@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from ..check import EXIT_VERIFIED
+from ..minrank.descent import DESCENT_STEPS
 from .common import InputError, cli, exit_codes, strict_json, writes_into
 
 
@@ -62,8 +63,8 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
                    "factors, a descent on the rows' margins as functions of the right factors (cheaper steps, more "
                    "of them), or the descent and then the joint SLP.")
 @click.option("--descent-steps", "descent_steps", type=click.IntRange(1, 100_000),
-              help="With --repair descent or both: the descent's steps per rank lowered (default 200; each step one "
-                   "LP per query row and one small LP, counted, never timed).")
+              help=f"With --repair descent or both: the descent's steps per rank lowered (default {DESCENT_STEPS}; each "
+                   "step one LP per query row and one small LP, counted, never timed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "

@@ -238,10 +238,11 @@ class Tally:
 class _State:
     """The blocks being searched: per block either free (``None``) or a fixed right factor ``V_κ`` of some rank."""
 
-    def __init__(self, alg: Algebra, budget: Budget | None = None) -> None:
+    def __init__(self, alg: Algebra, budget: Budget | None = None, repair: str = "joint",
+                 descent_steps: int = DESCENT_STEPS) -> None:
         self.alg = alg
-        self.repair = "joint"  # how a cut block is repaired (_repair)
-        self.descent_steps = DESCENT_STEPS  # the descent's steps per rank lowered (search(descent_steps=…))
+        self.repair = repair  # how a cut block is repaired (_repair)
+        self.descent_steps = descent_steps  # the descent's steps per rank lowered (search(descent_steps=…))
         # a block's column of the left factors held within bounds per row: {κ: (column, {w: bound})} (the descent's
         # gradual cut, certify.minrank.descent.lower)
         self.bounds: dict[tuple, tuple[int, dict]] = {}
@@ -631,9 +632,9 @@ def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: i
 
 
 def _started(doc: dict, parts: tuple[int, ...], ranks: dict | None, budget: Budget | None,
-             max_work: int | None) -> _State:
+             max_work: int | None, **how: Any) -> _State:
     """The blocks of a certificate as the search's state: each right factor unscaled (``σ``) and its columns
-    normalized; blocks it lacks have rank 0. Refuses (``ValueError``, one line) a certificate the checker refuses,
+    normalized; blocks it lacks have rank 0; ``how``: the repair's settings (:class:`_State`). Refuses (``ValueError``, one line) a certificate the checker refuses,
     of other parts, or ``ranks`` above the certificate's."""
     import numpy as np
 
@@ -652,7 +653,7 @@ def _started(doc: dict, parts: tuple[int, ...], ranks: dict | None, budget: Budg
             raise ValueError(f"ranks: block {k} has rank {have[k]['rank'] if k in have else 0} in the start "
                              f"certificate; from it, a rank can only go down (not to {r})")
     tops = tuple(max(k[n] for k in have) for n in range(len(parts)))
-    state = _State(Algebra(parts, tops), budget)
+    state = _State(Algebra(parts, tops), budget, **how)
     alg = state.alg
     for k in alg.kappas:
         if k not in have:
@@ -735,7 +736,8 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     to their ranks (at most the start's; the others keep theirs) and repaired, else the squeeze runs on it.
     ``repair``: how a cut block is repaired — ``"joint"`` (the joint SLP, ``squeeze`` or ``steps`` steps),
     ``"descent"`` (:mod:`certify.minrank.descent`), ``"both"`` (the descent, then the joint SLP).
-    ``descent_steps``: the descent's steps per rank lowered (default :data:`DESCENT_STEPS`; only with ``repair`` ``"descent"`` or ``"both"``).
+    ``descent_steps``: the descent's steps per rank lowered (default :data:`DESCENT_STEPS`; only with ``repair``
+    ``"descent"`` or ``"both"``).
 
     Raises :class:`HighsUnavailable` without HiGHS, :class:`BudgetSpent` when the budget runs out,
     and :class:`NoSolution` when the search or its exact rounding fails.
@@ -751,10 +753,9 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     core = _highs()
     parts = tuple(parts)
     started = time.process_time()
+    how = dict(repair=repair, descent_steps=descent_steps or DESCENT_STEPS)
     if start is not None:
-        state = _started(start, parts, ranks, budget, max_work)
-        state.repair = repair
-        state.descent_steps = descent_steps or state.descent_steps
+        state = _started(start, parts, ranks, budget, max_work, **how)
         say(f"parts {list(parts)}: started from a certificate of rank {_total(state):,}")
         since = state.tally.snapshot()
         try:
@@ -770,9 +771,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     elif ranks is not None:
         tops = tuple(max(k[n] for k in ranks) for n in range(len(parts)))
         say(f"parts {list(parts)}: blocks up to {tops}, ranks given")
-        state = _State(Algebra(parts, tops), budget)
-        state.repair = repair
-        state.descent_steps = descent_steps or state.descent_steps
+        state = _State(Algebra(parts, tops), budget, **how)
         since = state.tally.snapshot()
         _aim(state, core, ranks, margin, floor, steps, say)
         say(f"stage 2' (given ranks): {state.tally.line(since)}")
@@ -784,9 +783,7 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
                 say(f"stage 1 (top blocks): {time.process_time() - clock:.1f} s of CPU")
             tops = part_tops(parts, top)
         say(f"parts {list(parts)}: blocks up to {tops[0] if len(tops) == 1 else tuple(tops)}")
-        state = _State(Algebra(parts, tuple(tops)), budget)
-        state.repair = repair
-        state.descent_steps = descent_steps or state.descent_steps
+        state = _State(Algebra(parts, tuple(tops)), budget, **how)
         since = state.tally.snapshot()
         try:
             _lower_ranks(state, core, margin, passes, say)

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from certify.minrank.descent import DESCENT_STEPS  # noqa: E402
 from certify.minrank.invariant import Budget, NoSolution, parse_ranks, search  # noqa: E402
 from certify.minrank.partitions import DEFAULT_BUDGET, best as choose  # noqa: E402
 from certify.minrank.symmetric import CERTIFICATES  # noqa: E402
@@ -66,7 +67,7 @@ def main() -> int:
     ap.add_argument("--repair", choices=("joint", "descent", "both"), default="joint",
                     help="how a block cut to a lower rank is repaired (default joint)")
     ap.add_argument("--descent-steps", type=int, default=None,
-                    help="with --repair descent or both: the descent's steps per rank lowered (default 200)")
+                    help=f"with --repair descent or both: the descent's steps per rank lowered (default {DESCENT_STEPS})")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
     start = json.loads(Path(args.start).read_text()) if args.start else None
