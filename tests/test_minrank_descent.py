@@ -103,6 +103,62 @@ def test_the_descent_spends_at_most_its_steps_per_rank_lowered():
     assert spent(lines) and max(spent(lines)) <= 10
 
 
+def test_several_ranks_of_a_block_go_in_one_gradual_cut():
+    """``cut_at_once=2``: S_9's block (0,) goes from rank 3 to 1 in one gradual cut (columns 2–3 held together,
+    no stage at rank 2), and the checker accepts the result."""
+    pytest.importorskip("highspy")
+    import re
+
+    from certify.minrank.invariant import search
+
+    first = search((9,), squeeze=0)
+    assert {tuple(b["index"]): b["rank"] for b in first["blocks"]}[(0,)] == 3
+    lines: list = []
+    doc = search((9,), start=first, ranks={(0,): 1}, repair="descent", cut_at_once=2, say=lines.append)
+    assert {tuple(b["index"]): b["rank"] for b in doc["blocks"]}[(0,)] == 1
+    assert check(doc).rank == doc["rank_at_most"] == first["rank_at_most"] - 2
+    stages = [line for line in lines if " held within " in line]
+    assert stages and all(line.startswith("block (0,): columns 2–3 held within ") for line in stages)
+    assert "block (0,) (×1): rank 1, total 9" in lines and not any("rank 2, total" in line for line in lines)
+    steps = [line for line in lines if line.startswith("block (0,), columns 2–3 within ") and ": descent step " in line]
+    spent = max(int(re.search(r"\((\d+) descent steps in all\)", line).group(1)) for line in stages)
+    assert len(steps) <= spent and (steps or not spent)  # a line per step taken (a step whose LP fails says none)
+
+
+def test_a_cut_of_several_ranks_that_fails_is_tried_with_half_as_many(monkeypatch):
+    """The chunk halves on each failure (4, 2, 1 here) and the search fails only when one rank cannot go; a
+    ``lower`` that refuses every cut of more than one rank stands in for the descent."""
+    pytest.importorskip("highspy")
+    from certify.minrank import descent
+    from certify.minrank.invariant import search
+
+    first = search((3, 5), squeeze=0)
+    before = {tuple(b["index"]): b["rank"] for b in first["blocks"]}
+    assert before[0, 0] == 5
+    real, counts = descent.lower, []
+
+    def lower(state, core, kappa, *args, count=1, **kwargs):
+        counts.append(count)
+        return count == 1 and real(state, core, kappa, *args, count=count, **kwargs)
+
+    monkeypatch.setattr(descent, "lower", lower)
+    doc = search((3, 5), start=first, ranks={(0, 0): 3}, repair="descent", cut_at_once=4)
+    assert counts == [2, 1, 1]  # 5 → 3 wants 2 at most: refused, then one at a time
+    assert {tuple(b["index"]): b["rank"] for b in doc["blocks"]}[0, 0] == 3
+    assert check(doc).rank == doc["rank_at_most"] == first["rank_at_most"] - 2
+    with pytest.raises(ValueError, match=r"block \(0, 0\) has rank 3: it cannot lose 4 columns"):
+        real(_state_at_rank(3), None, (0, 0), 0.1, 0.0, count=4)
+
+
+def _state_at_rank(rank):
+    from certify.minrank.invariant import _State
+    from certify.minrank.terwilliger import Algebra
+
+    state = _State(Algebra((3, 5), (0, 1)))
+    state.rank[0, 0] = rank
+    return state
+
+
 def test_the_partition_chooser_repairs_as_it_is_told():
     """``certify.minrank.partitions.best`` hands ``repair`` and ``descent_steps`` to every search it runs."""
     pytest.importorskip("highspy")
@@ -144,6 +200,10 @@ def test_a_start_certificate_is_refused_where_it_does_not_fit():
         search((1, 11), start=doc, descent_steps=5)
     with pytest.raises(ValueError, match="descent_steps 0: a positive number"):
         search((1, 11), start=doc, repair="descent", descent_steps=0)
+    with pytest.raises(ValueError, match="cut_at_once 2: a positive number, with repair descent or both"):
+        search((1, 11), start=doc, cut_at_once=2)
+    with pytest.raises(ValueError, match="cut_at_once 0: a positive number"):
+        search((1, 11), start=doc, repair="descent", cut_at_once=0)
 
 
 def _start_file(tmp_path, name, change=None):
@@ -167,6 +227,9 @@ def _start_file(tmp_path, name, change=None):
     (["--search-invariant", "--start", "START", "--descent-steps", "5"],
      "--descent-steps goes with --repair descent or --repair both"),
     (["--search-invariant", "--repair", "descent", "--descent-steps", "0"], "0 is not in the range"),
+    (["--search-invariant", "--start", "START", "--cut-at-once", "2"],
+     "--cut-at-once goes with --repair descent or --repair both"),
+    (["--search-invariant", "--repair", "descent", "--cut-at-once", "0"], "0 is not in the range"),
     (["--search-invariant", "--start", "NOT-JSON"], "--start NOT-JSON"),
     (["--search-invariant", "--start", "CLAIMS-LESS"], "--start CLAIMS-LESS"),
     (["--search-invariant", "--start", "no-such-file"], "--start no-such-file"),

@@ -65,12 +65,15 @@ from .common import InputError, cli, exit_codes, strict_json, writes_into
 @click.option("--descent-steps", "descent_steps", type=click.IntRange(1, 100_000),
               help=f"With --repair descent or both: the descent's steps per rank lowered (default {DESCENT_STEPS}; each "
                    "step one LP per query row and one small LP, counted, never timed).")
+@click.option("--cut-at-once", "cut_at_once", type=click.IntRange(1, 1_000),
+              help="With --repair descent or both: the ranks of one block that one gradual cut of the descent lowers "
+                   "together (default 1; a cut of several that fails is tried again with half as many).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (schema certify.minrank/1).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False),
               help="With --out DIR: draw every bracket written there so far (m<M>.minrank.json) against m, with 2^m "
                    "and the paper's Theorem 1, into this PNG (needs matplotlib, the extra plot).")
 def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, search_invariant, parts, lp_budget, tops,
-                ranks, start, repair, descent_steps, as_json, plot) -> int:
+                ranks, start, repair, descent_steps, cut_at_once, as_json, plot) -> int:
     """Both sides of r*(m, 3), each a certificate re-checked exactly: L ≤ r* ≤ U (docs/math.md §11).
 
     r*(m, 3) is the least feature rank of one normalized nonnegative kernel-attention head
@@ -119,8 +122,9 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
     repair_given = click.get_current_context().get_parameter_source("repair") is click.core.ParameterSource.COMMANDLINE
     if (start or repair_given) and not search_invariant:
         raise InputError(f"{'--start' if start else '--repair'} goes with --search-invariant")
-    if descent_steps is not None and repair == "joint":
-        raise InputError("--descent-steps goes with --repair descent or --repair both")
+    for given, name in ((descent_steps, "--descent-steps"), (cut_at_once, "--cut-at-once")):
+        if given is not None and repair == "joint":
+            raise InputError(f"{name} goes with --repair descent or --repair both")
     if start is not None:
         if parts or tops is not None:
             raise InputError(f"{'--parts' if parts else '--tops'} goes without --start (the certificate declares its "
@@ -164,10 +168,11 @@ def minrank_cmd(m, seed, restarts, steps, max_rank, budget, out_dir, rows, searc
                 if parts or ranks is not None:  # one partition (--ranks alone: S_M's blocks)
                     invariant = search(split, say=say, max_work=10**12, ranks=ranks, tops=tops,
                                        start=start_doc if start is not None else None, repair=repair,
-                                       descent_steps=descent_steps)
+                                       descent_steps=descent_steps, cut_at_once=cut_at_once)
                 else:
                     invariant, _ = best(m, DEFAULT_BUDGET if lp_budget is None else lp_budget, say=say,
-                                        max_work=10**12, repair=repair, descent_steps=descent_steps)
+                                        max_work=10**12, repair=repair, descent_steps=descent_steps,
+                                        cut_at_once=cut_at_once)
             except HighsUnavailable as exc:
                 raise InputError(str(exc)) from None
             except NoSolution as exc:

@@ -147,17 +147,22 @@ STAGES = tuple(2.0 ** -i for i in range(1, 13)) + (0.0,)
 
 
 def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STEPS,
-          say: Callable[[str], None] | None = None, finish: Callable[[], bool] | None = None) -> bool:
-    """Lower block ``κ``'s rank by one, gradually: its right factor rotated to the right singular vectors of the
-    rows' solution (a vertex: every row's LP solved), the last column's coefficient in each row ``w`` is held within
-    ``s·|u_w|`` for ``s`` in :data:`STAGES`, the margins restored by :func:`descend` (at most ``steps`` steps in
-    all; the last column itself stays, else it could grow as its coefficients shrink) before the bound tightens;
-    at ``s = 0`` the column is dropped. Whether every row's ``δ_w ≥ floor`` at the
-    lower rank (else the state is as before). ``finish``: where a stage fails, the column is dropped there and
-    ``finish()`` (the joint SLP, ``repair="both"``) has the last word."""
+          say: Callable[[str], None] | None = None, finish: Callable[[], bool] | None = None,
+          count: int = 1) -> bool:
+    """Lower block ``κ``'s rank by ``count`` (default one), gradually: its right factor rotated to the right
+    singular vectors of the rows' solution (a vertex: every row's LP solved), the last ``count`` columns'
+    coefficients in each row ``w`` are held within ``s·|u_w|`` (each its own) for ``s`` in :data:`STAGES`, the margins
+    restored by :func:`descend` (at most ``count · steps`` steps in all; the columns themselves stay, else they
+    could grow as their coefficients shrink) before the bound tightens; at ``s = 0`` the columns are dropped.
+    Whether every row's ``δ_w ≥ floor`` at the lower rank (else the state is as before). ``say`` gets a line per
+    descent step and per stage. ``finish``: where a stage fails, the columns are dropped there and ``finish()``
+    (the joint SLP, ``repair="both"``) has the last word."""
     import numpy as np
 
     alg, rank = state.alg, state.rank[kappa]
+    if not 1 <= count <= rank:
+        raise ValueError(f"block {kappa} has rank {rank}: it cannot lose {count} columns")
+    kept, budget = rank - count, count * steps
     saved = (dict(state.rank), dict(state.right))
     full, _, _ = state.solve(core, cap, False)
     if full is None:
@@ -165,28 +170,34 @@ def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STE
     _, _, vt = np.linalg.svd(full[kappa])
     state.right[kappa] = vt[:rank].T.copy()
     _, left, _ = state.solve(core, cap, False)
-    start = {w: abs(float(left[kappa][n, rank - 1])) for n, w in enumerate(alg.index[kappa])}
-    offsets, size = _layout(state)  # the direction dropped stays put (else it could grow as its bound shrinks)
+    start = {c: {w: abs(float(left[kappa][n, c])) for n, w in enumerate(alg.index[kappa])}
+             for c in range(kept, rank)}
+    offsets, size = _layout(state)  # the columns dropped stay put (else they could grow as their bounds shrink)
     frozen = np.zeros(size, dtype=bool)
-    frozen[offsets[kappa] + rank - 1:offsets[kappa] + len(alg.index[kappa]) * rank:rank] = True
+    for c in range(kept, rank):
+        frozen[offsets[kappa] + c:offsets[kappa] + len(alg.index[kappa]) * rank:rank] = True
+    columns = f"column {rank}" if count == 1 else f"columns {kept + 1}–{rank}"
     spent, reached = 0, False
     for s in STAGES:
-        state.bounds[kappa] = (rank - 1, {w: s * b for w, b in start.items()})
+        for c, bounds in start.items():
+            state.bounds[kappa, c] = {w: s * b for w, b in bounds.items()}
         counted: list = []
-        reached = descend(state, core, cap, floor, max(steps - spent, 0), used=counted, frozen=frozen)
+        told = None if say is None else (lambda text, s=s: say(f"block {kappa}, {columns} within {s:g}: {text}"))
+        reached = descend(state, core, cap, floor, max(budget - spent, 0), say=told, used=counted, frozen=frozen)
         spent += len(counted)
         if say is not None:
-            say(f"block {kappa}: column {rank} held within {s:g} of its size: "
+            say(f"block {kappa}: {columns} held within {s:g} of {'its' if count == 1 else 'their'} size: "
                 + ("the margins hold" if reached else f"least margin {counted[-1] if counted else float('nan'):.4g}")
                 + f" ({spent} descent steps in all)")
         if not reached:
             break
-    del state.bounds[kappa]
-    state.rank[kappa], state.right[kappa] = rank - 1, state.right[kappa][:, :rank - 1].copy()
+    for c in start:
+        del state.bounds[kappa, c]
+    state.rank[kappa], state.right[kappa] = kept, state.right[kappa][:, :kept].copy()
     if not reached and finish is not None:
         reached = finish()
         if say is not None:
-            say(f"block {kappa}: the column dropped, then the joint SLP: "
+            say(f"block {kappa}: the {'column' if count == 1 else 'columns'} dropped, then the joint SLP: "
                 + ("the margins hold" if reached else "not repaired"))
     if not reached:
         state.rank, state.right = saved

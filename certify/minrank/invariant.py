@@ -239,13 +239,14 @@ class _State:
     """The blocks being searched: per block either free (``None``) or a fixed right factor ``V_κ`` of some rank."""
 
     def __init__(self, alg: Algebra, budget: Budget | None = None, repair: str = "joint",
-                 descent_steps: int = DESCENT_STEPS) -> None:
+                 descent_steps: int = DESCENT_STEPS, cut_at_once: int = 1) -> None:
         self.alg = alg
         self.repair = repair  # how a cut block is repaired (_repair)
         self.descent_steps = descent_steps  # the descent's steps per rank lowered (search(descent_steps=…))
-        # a block's column of the left factors held within bounds per row: {κ: (column, {w: bound})} (the descent's
-        # gradual cut, certify.minrank.descent.lower)
-        self.bounds: dict[tuple, tuple[int, dict]] = {}
+        self.cut_at_once = cut_at_once  # the ranks one gradual cut of the descent lowers (search(cut_at_once=…))
+        # columns of the left factors held within bounds per row: {(κ, column): {w: bound}} (the descent's gradual
+        # cut, certify.minrank.descent.lower)
+        self.bounds: dict[tuple, dict] = {}
         self.budget = budget if budget is not None else Budget()
         self.tally = Tally()
         self.rank: dict[tuple, int | None] = {k: None for k in alg.kappas}
@@ -297,7 +298,7 @@ class _State:
         lp = _LP(len(index))
         for terms in ties:
             lp.row(terms, 0.0, 0.0)
-        for k, (column, bounds) in self.bounds.items():
+        for (k, column), bounds in self.bounds.items():
             if w in bounds and (k, column) in index:
                 lp.row([(index[k, column], 1.0)], -bounds[w], bounds[w])
         lp.condition(sum(w), forms, diagonal, core.kHighsInf)
@@ -529,6 +530,25 @@ def _repair(state: _State, core, cap: float, floor: float, iters: int, say=None)
     return state.repair != "descent" and _joint(state, core, cap, floor, iters, say)
 
 
+def _cut(state: _State, core, kappa, target: int, margin: float, floor: float, say, finish, prefix: str = "") -> bool:
+    """Lower block ``κ`` towards rank ``target`` by :func:`certify.minrank.descent.lower`, ``state.cut_at_once``
+    ranks per gradual cut (never below ``target``; a cut of several that fails is tried again with half as many);
+    whether ``target`` was reached. Each rank reached is said, after ``prefix``."""
+    from .descent import lower
+
+    alg, chunk = state.alg, state.cut_at_once
+    while state.rank[kappa] > target:
+        count = min(chunk, state.rank[kappa] - target)
+        if lower(state, core, kappa, 2 * margin, floor, state.descent_steps, say, finish, count=count):
+            say(f"{prefix}block {kappa} (×{alg.multiplicity(kappa):,}): rank {state.rank[kappa]}, "
+                f"total {_total(state):,}")
+        elif count == 1:
+            return False
+        else:
+            chunk = count // 2
+    return True
+
+
 def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, blocks: int | None = None) -> None:
     """Stage 2b: lower each block's rank one at a time, each try repaired by :func:`_joint` (module docstring), or,
     with ``state.repair`` ``"descent"`` or ``"both"``, by :func:`certify.minrank.descent.lower`; ``blocks``: only
@@ -536,16 +556,12 @@ def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, 
     import numpy as np
 
     alg = state.alg
-    from .descent import lower
-
     for k in sorted(alg.kappas, key=lambda k: (-alg.multiplicity(k), k))[:blocks]:
+        if state.repair != "joint":
+            finish = (lambda: _joint(state, core, 2 * margin, floor, iters)) if state.repair == "both" else None
+            _cut(state, core, k, 1, margin, floor, say, finish, "squeeze, ")
+            continue
         while state.rank[k] > 1:
-            if state.repair != "joint":
-                finish = (lambda: _joint(state, core, 2 * margin, floor, iters)) if state.repair == "both" else None
-                if lower(state, core, k, 2 * margin, floor, state.descent_steps, say, finish):
-                    say(f"squeeze, block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
-                    continue
-                break
             full, _, least = state.solve(core, 2 * margin, True)
             if full is None:
                 return
@@ -600,17 +616,13 @@ def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: i
     the blocks not listed keep their ranks (a search from a certificate) instead of being zero."""
     import numpy as np
 
-    from .descent import lower
-
     alg = state.alg
     if keep and state.repair != "joint":  # from a certificate: one rank at a time, gradually (descent.lower)
         for k in sorted(ranks, key=lambda k: (-alg.multiplicity(k), k)):
-            while state.rank.get(k, 0) > ranks[k]:  # a block the certificate lacks is at rank 0 already
-                finish = (lambda: _joint(state, core, 2 * margin, floor, steps, say)) if state.repair == "both" else None
-                if not lower(state, core, k, 2 * margin, floor, state.descent_steps, say, finish):
-                    raise NoSolution(f"parts {list(alg.parts)}: block {k} not lowered to rank {state.rank[k] - 1} "
-                                     f"(total {_total(state) - alg.multiplicity(k):,}) by the repair {state.repair}")
-                say(f"block {k} (×{alg.multiplicity(k):,}): rank {state.rank[k]}, total {_total(state):,}")
+            finish = (lambda: _joint(state, core, 2 * margin, floor, steps, say)) if state.repair == "both" else None
+            if state.rank.get(k, 0) > ranks[k] and not _cut(state, core, k, ranks[k], margin, floor, say, finish):
+                raise NoSolution(f"parts {list(alg.parts)}: block {k} not lowered to rank {state.rank[k] - 1} "
+                                 f"(total {_total(state) - alg.multiplicity(k):,}) by the repair {state.repair}")
         say(f"the given ranks reached, total {_total(state):,}")
         return
     full, _, least = state.solve(core, 2 * margin, True)
@@ -724,7 +736,8 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
            floor: float = DEFAULT_FLOOR, squeeze_blocks: int | None = None,
            ranks: dict[tuple[int, ...], int] | None = None, steps: int = AIM_STEPS,
            tops: tuple[int, ...] | None = None, budget: Budget | None = None, start: dict | None = None,
-           repair: str = "joint", descent_steps: int | None = None) -> dict[str, Any]:
+           repair: str = "joint", descent_steps: int | None = None,
+           cut_at_once: int | None = None) -> dict[str, Any]:
     """A symmetric-kernel certificate for ``r*(Σ parts, 3)``, accepted by ``certify/check_symmetric.py``.
 
     ``ranks``: the rank of each block, as :func:`parse_ranks` returns it (blocks not listed are zero);
@@ -737,6 +750,8 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
     ``repair``: how a cut block is repaired — ``"joint"`` (the joint SLP, ``squeeze`` or ``steps`` steps),
     ``"descent"`` (:mod:`certify.minrank.descent`), ``"both"`` (the descent, then the joint SLP).
     ``descent_steps``: the descent's steps per rank lowered (default :data:`DESCENT_STEPS`; only with ``repair``
+    ``"descent"`` or ``"both"``). ``cut_at_once``: the ranks of one block that one gradual cut of the descent lowers
+    together (default 1; a cut of several that fails is tried again with half as many; only with ``repair``
     ``"descent"`` or ``"both"``).
 
     Raises :class:`HighsUnavailable` without HiGHS, :class:`BudgetSpent` when the budget runs out,
@@ -750,10 +765,12 @@ def search(parts: tuple[int, ...], top: int | None = None, margin: float = DEFAU
         raise ValueError(f"repair {repair!r}: one of {', '.join(REPAIRS)}")
     if descent_steps is not None and (repair == "joint" or descent_steps < 1):
         raise ValueError(f"descent_steps {descent_steps}: a positive number, with repair descent or both")
+    if cut_at_once is not None and (repair == "joint" or cut_at_once < 1):
+        raise ValueError(f"cut_at_once {cut_at_once}: a positive number, with repair descent or both")
     core = _highs()
     parts = tuple(parts)
     started = time.process_time()
-    how = dict(repair=repair, descent_steps=descent_steps or DESCENT_STEPS)
+    how = dict(repair=repair, descent_steps=descent_steps or DESCENT_STEPS, cut_at_once=cut_at_once or 1)
     if start is not None:
         state = _started(start, parts, ranks, budget, max_work, **how)
         say(f"parts {list(parts)}: started from a certificate of rank {_total(state):,}")

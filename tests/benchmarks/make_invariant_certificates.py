@@ -1,7 +1,8 @@
 """Make the shipped symmetric-kernel certificates: ``certify/minrank/certificates/m<M>.symmetric.json`` (issue 44).
 
     python tests/benchmarks/make_invariant_certificates.py [--from 1] [--to 48] [--keep] [--parts A,B] [--margin X]
-        [--squeeze N] [--tops T,T] [--ranks K.K=R,…] [--lp-budget N] [--start FILE] [--repair HOW] [--verbose]
+        [--squeeze N] [--tops T,T] [--ranks K.K=R,…] [--lp-budget N] [--start FILE] [--repair HOW]
+        [--descent-steps N] [--cut-at-once K] [--verbose]
 
 For each m it runs the partition chooser of :mod:`certify.minrank.partitions` (the LP search of
 :mod:`certify.minrank.invariant` on every candidate partition that passes the joint chain problem
@@ -17,7 +18,9 @@ part, e.g. ``2,1`` (else stage 1 finds the least uniform one, which may keep blo
 and the search only repairs that choice (``certify.minrank.invariant.search(ranks=…)``);
 ``--start FILE`` (one m) starts from that certificate's parts and blocks instead (with ``--ranks``, the blocks
 listed are cut to those ranks and the others kept; else the squeeze runs on them); ``--repair`` says how a cut
-block is repaired (``joint``, ``descent`` or ``both``; ``search(repair=…)``);
+block is repaired (``joint``, ``descent`` or ``both``; ``search(repair=…)``), ``--descent-steps`` and
+``--cut-at-once`` how long the descent may take per rank and how many ranks of a block one gradual cut lowers
+(``search(descent_steps=…, cut_at_once=…)``);
 ``--verbose`` prints the search's stage lines (ranks lowered, squeezed) on
 standard error as it goes. The figures of the last run are in
 docs/performance.md ("certify minrank").
@@ -68,6 +71,9 @@ def main() -> int:
                     help="how a block cut to a lower rank is repaired (default joint)")
     ap.add_argument("--descent-steps", type=int, default=None,
                     help=f"with --repair descent or both: the descent's steps per rank lowered (default {DESCENT_STEPS})")
+    ap.add_argument("--cut-at-once", type=int, default=None,
+                    help="with --repair descent or both: the ranks of one block one gradual cut lowers together "
+                         "(default 1; a cut of several that fails is tried again with half as many)")
     ap.add_argument("--verbose", action="store_true", help="the search's stage lines on standard error")
     args = ap.parse_args()
     start = json.loads(Path(args.start).read_text()) if args.start else None
@@ -77,6 +83,8 @@ def main() -> int:
         args.parts = ",".join(map(str, start["parts"]))
     if args.descent_steps is not None and (args.repair == "joint" or args.descent_steps < 1):
         ap.error("--descent-steps takes a positive number and goes with --repair descent or both")
+    if args.cut_at_once is not None and (args.repair == "joint" or args.cut_at_once < 1):
+        ap.error("--cut-at-once takes a positive number and goes with --repair descent or both")
     if (args.ranks or args.tops) and not (args.parts and args.lo == args.hi):
         ap.error("--ranks and --tops need --parts and one m (--from M --to M)")
     CERTIFICATES.mkdir(exist_ok=True)
@@ -91,11 +99,12 @@ def main() -> int:
             started = time.process_time()
             given = (f", ranks {args.ranks}" if args.ranks else "") + (f", tops {args.tops}" if args.tops else "") \
                 + (f", from a certificate of rank {start['rank_at_most']:,}, repair {args.repair}" if start else "") \
-                + (f", {args.descent_steps} descent steps" if args.descent_steps else "")
+                + (f", {args.descent_steps} descent steps" if args.descent_steps else "") \
+                + (f", {args.cut_at_once} ranks at once" if args.cut_at_once else "")
             options = dict(margin=margin, max_work=10**12, passes=2 if m <= 24 else 1,
                            squeeze_blocks=None if m <= 24 else SQUEEZE_BLOCKS,
                            squeeze=40 if args.squeeze is None else args.squeeze,
-                           repair=args.repair, descent_steps=args.descent_steps,
+                           repair=args.repair, descent_steps=args.descent_steps, cut_at_once=args.cut_at_once,
                            say=(lambda text: print(f"m = {m}: {text}", file=sys.stderr, flush=True))
                            if args.verbose else None)
             try:
