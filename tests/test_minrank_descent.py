@@ -150,6 +150,32 @@ def test_a_cut_of_several_ranks_that_fails_is_tried_with_half_as_many(monkeypatc
         real(_state_at_rank(3), None, (0, 0), 0.1, 0.0, count=4)
 
 
+def test_a_budget_spent_inside_a_gradual_cut_puts_the_blocks_back_as_they_were_before_it():
+    """The LP budget runs out while the descent holds the dropped direction (a bound on the rows' LPs, the factors
+    moved, the margins maybe below the floor): ``lower`` re-raises with every bound gone and the blocks as before the
+    cut, and the search rounds those; the checker accepts them."""
+    pytest.importorskip("highspy")
+    import numpy as np
+
+    from certify.minrank.descent import lower
+    from certify.minrank.invariant import Budget, BudgetSpent, _highs, _started, search
+
+    first = search((1, 7), squeeze=0)
+    before = {tuple(b["index"]): b["rank"] for b in first["blocks"]}
+    cut = max(before, key=lambda k: before[k])
+    state = _started(first, (1, 7), None, Budget(60), None, repair="descent")
+    ranks, right = dict(state.rank), {k: v.copy() for k, v in state.right.items()}
+    lines: list = []
+    with pytest.raises(BudgetSpent):
+        lower(state, _highs(), cut, 0.1, 0.002, say=lines.append)
+    assert any(" held within " in line for line in lines)  # it was inside the gradual cut
+    assert state.bounds == {} and state.rank == ranks
+    assert all(np.array_equal(state.right[k], right[k]) for k in right)
+    doc = search((1, 7), start=first, ranks={cut: before[cut] - 1}, repair="descent", budget=Budget(60))
+    assert {tuple(b["index"]): b["rank"] for b in doc["blocks"]} == before
+    assert check(doc).rank == doc["rank_at_most"] == first["rank_at_most"]
+
+
 def _state_at_rank(rank):
     from certify.minrank.invariant import _State
     from certify.minrank.terwilliger import Algebra

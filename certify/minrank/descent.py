@@ -156,14 +156,29 @@ def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STE
     could grow as their coefficients shrink) before the bound tightens; at ``s = 0`` the columns are dropped.
     Whether every row's ``δ_w ≥ floor`` at the lower rank (else the state is as before). ``say`` gets a line per
     descent step and per stage. ``finish``: where a stage fails, the columns are dropped there and ``finish()``
-    (the joint SLP, ``repair="both"``) has the last word."""
+    (the joint SLP, ``repair="both"``) has the last word. Where the search's budget of LP solves runs out
+    (:class:`certify.minrank.invariant.BudgetSpent`), the blocks are put back as they were before the cut."""
+    rank = state.rank[kappa]
+    if not 1 <= count <= rank:
+        raise ValueError(f"block {kappa} has rank {rank}: it cannot lose {count} columns")
+    from .invariant import BudgetSpent
+
+    saved = (dict(state.rank), dict(state.right))
+    try:
+        return _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved)
+    except BudgetSpent:  # the blocks as before the cut (feasible), for the search's rounding
+        for column in range(rank):
+            state.bounds.pop((kappa, column), None)
+        state.rank, state.right = saved
+        raise
+
+
+def _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved) -> bool:
+    """:func:`lower`'s work (``saved``: the blocks before it, restored where the cut fails)."""
     import numpy as np
 
     alg, rank = state.alg, state.rank[kappa]
-    if not 1 <= count <= rank:
-        raise ValueError(f"block {kappa} has rank {rank}: it cannot lose {count} columns")
     kept, budget = rank - count, count * steps
-    saved = (dict(state.rank), dict(state.right))
     full, _, _ = state.solve(core, cap, False)
     if full is None:
         return False
