@@ -328,35 +328,6 @@ def test_a_start_certificate_with_blocks_given_whole_is_read_as_its_factors():
     assert {tuple(b["index"]): b["rank"] for b in made["blocks"]} == {(0, 0): 2, (0, 1): 1}
 
 
-@pytest.mark.parametrize("largest", [0.0, 1e-3, 1.0, 244.0, 1e6, 1e300])
-@pytest.mark.parametrize("taken", ["none", "every", "alternate"])
-def test_the_gradual_cut_goes_on_until_the_bound_is_negligible_then_drops(largest, taken):
-    """``schedule``: the twelve halvings of STAGES, then on while the largest bound ``s · largest`` is above
-    NEGLIGIBLE (at most MOST_STAGES fractions), each ratio ½ after a stage that took steps and the last one squared
-    (at least LEAST_RATIO) after one that took none; then 0."""
-    from certify.minrank.descent import LEAST_RATIO, MOST_STAGES, NEGLIGIBLE, STAGES, schedule
-
-    fractions, out, steps = schedule(largest), [], []
-    s = next(fractions)
-    while True:
-        out.append(s)
-        if s == 0.0:
-            break
-        steps.append({"none": 0, "every": 3, "alternate": len(out) % 2}[taken])
-        s = fractions.send(steps[-1])
-    assert out[:12] == list(STAGES[:-1]) and out[-1] == 0.0 and 0.0 not in out[:-1]
-    last = out[-2]
-    assert last * largest <= NEGLIGIBLE or len(out) - 1 == MOST_STAGES
-    assert len(out) == 13 or out[-3] * largest > NEGLIGIBLE  # it stops at the first negligible bound
-    ratios = [b / a for a, b in zip(out[11:-2], out[12:-1])]
-    for n, ratio in enumerate(ratios):
-        before = ratios[n - 1] if n else 1.0
-        wanted = max(before * before, LEAST_RATIO) if steps[11 + n] == 0 and before < 1.0 else 0.5
-        assert ratio == wanted
-    if taken == "none" and largest == 1e6:
-        assert ratios[:5] == [0.5, 0.25, 2 ** -4, 2 ** -8, 2 ** -16]
-
-
 def test_a_column_the_rows_do_not_need_is_dropped_at_once():
     """Where every row holds without the direction, the gradual cut drops it in one pass of the rows, no stage and
     no step (S_3 × S_5 from stage 2's certificate: block (0, 0)'s fifth direction); the checker accepts the result."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-__all__ = ["descend", "lower", "schedule", "BUNDLE", "DESCENT_STEPS", "NEGLIGIBLE", "STAGES"]
+__all__ = ["descend", "lower", "BUNDLE", "DESCENT_STEPS", "STAGES"]
 
 #: Linearizations kept per row (the current point's and the last points tried).
 BUNDLE = 8
@@ -140,35 +140,10 @@ def descend(state, core, cap: float, floor: float, steps: int = DESCENT_STEPS,
     return min(_deltas(current).values()) >= floor
 
 
-#: The gradual cut's first bounds on the columns dropped, as fractions of where they start (:func:`lower`): halved
-#: twelve times, then on (:func:`schedule`) to :data:`NEGLIGIBLE`, then zero. A row's margin is concave in the bound
-#: (an LP's value in its right-hand side), steepest at zero; at m = 22 holding the column within 1/64 kept every
-#: margin, dropping it from there left −0.79.
+#: The gradual cut's bounds on the columns dropped, as fractions of where they start (:func:`lower`): halved twelve
+#: times, then zero. A row's margin is concave in the bound (an LP's value in its right-hand side), steepest at
+#: zero; at m = 22 holding the column within 1/64 kept every margin, dropping it from there left −0.79.
 STAGES = tuple(2.0 ** -i for i in range(1, 13)) + (0.0,)
-#: The largest bound on a dropped column's coefficient from which the gradual cut drops it (at ``S_29`` the rows'
-#: coefficients start near 10⁶, the LP's box, so 2⁻¹² of that is still 244: dropping from there left −2.1).
-NEGLIGIBLE = 1e-4
-#: At most this many fractions before the drop, and no stride past 2⁻¹⁶ at once.
-MOST_STAGES, LEAST_RATIO = 64, 2.0 ** -16
-
-
-def schedule(largest: float):
-    """The fractions of a gradual cut whose largest coefficient starts at ``largest``, as a generator that is sent,
-    after each fraction, the descent steps it took: those of :data:`STAGES`; then, while ``s · largest`` is above
-    :data:`NEGLIGIBLE` (and at most :data:`MOST_STAGES` in all), ``s`` times a ratio that starts at ½, is squared
-    after a stage that took no step (the margins had room: a longer stride; at least :data:`LEAST_RATIO`) and goes
-    back to ½ after one that did; last, 0."""
-    count = 0
-    for s in STAGES[:-1]:
-        taken = yield s
-        count += 1
-    ratio = 1.0
-    while s * largest > NEGLIGIBLE and count < MOST_STAGES:
-        ratio = max(ratio * ratio, LEAST_RATIO) if taken == 0 and ratio < 1.0 else 0.5
-        s *= ratio
-        taken = yield s
-        count += 1
-    yield 0.0
 
 
 def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STEPS,
@@ -176,7 +151,7 @@ def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STE
           count: int = 1) -> bool:
     """Lower block ``κ``'s rank by ``count`` (default one), gradually: its right factor rotated to the right
     singular vectors of the rows' solution (a vertex: every row's LP solved), the last ``count`` columns'
-    coefficients in each row ``w`` are held within ``s·|u_w|`` (each its own) for ``s`` of :func:`schedule`, the margins
+    coefficients in each row ``w`` are held within ``s·|u_w|`` (each its own) for ``s`` in :data:`STAGES`, the margins
     restored by :func:`descend` (at most ``count · steps`` steps in all; the columns themselves stay, else they
     could grow as their coefficients shrink) before the bound tightens; at ``s = 0`` the columns are dropped. The
     drop is tried first: where every row holds without the columns, it holds at every bound on the way (a row's
@@ -222,13 +197,12 @@ def _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved) -> 
     spent, reached = 0, False
     for c in start:  # the drop first (docstring)
         state.bounds[kappa, c] = {w: 0.0 for w in alg.index[kappa]}
-    fractions = schedule(max((b for bounds in start.values() for b in bounds.values()), default=0.0))
+    stages = STAGES
     if descend(state, core, cap, floor, 0, frozen=frozen):
-        fractions, reached = iter(()), True
+        stages, reached = (), True
         if say is not None:
             say(f"block {kappa}: {columns} dropped at once: the margins hold (0 descent steps in all)")
-    s = next(fractions, None)
-    while s is not None:
+    for s in stages:
         for c, bounds in start.items():
             state.bounds[kappa, c] = {w: s * b for w, b in bounds.items()}
         counted: list = []
@@ -239,9 +213,8 @@ def _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved) -> 
             say(f"block {kappa}: {columns} held within {s:g} of {'its' if count == 1 else 'their'} size: "
                 + ("the margins hold" if reached else f"least margin {counted[-1] if counted else float('nan'):.4g}")
                 + f" ({spent} descent steps in all)")
-        if not reached or s == 0.0:
+        if not reached:
             break
-        s = fractions.send(len(counted))
     for c in start:
         del state.bounds[kappa, c]
     state.rank[kappa], state.right[kappa] = kept, state.right[kappa][:, :kept].copy()
