@@ -186,7 +186,8 @@ def _state_at_rank(rank):
 
 
 def test_the_partition_chooser_repairs_as_it_is_told():
-    """``certify.minrank.partitions.best`` hands ``repair`` and ``descent_steps`` to every search it runs."""
+    """``certify.minrank.partitions.best`` hands ``repair``, ``descent_steps`` and ``cut_at_once`` to every search it
+    runs."""
     pytest.importorskip("highspy")
     from certify.minrank import partitions
     from certify.minrank.invariant import NoSolution
@@ -194,16 +195,16 @@ def test_the_partition_chooser_repairs_as_it_is_told():
     seen: list = []
 
     def search(parts, **options):
-        seen.append((options.get("repair"), options.get("descent_steps")))
+        seen.append((options.get("repair"), options.get("descent_steps"), options.get("cut_at_once")))
         raise NoSolution("recorded")
 
     original, partitions.search = partitions.search, search
     try:
         with pytest.raises(NoSolution, match="no partition gave a certificate"):
-            partitions.best(9, repair="descent", descent_steps=7)
+            partitions.best(9, repair="descent", descent_steps=7, cut_at_once=3)
     finally:
         partitions.search = original
-    assert seen and set(seen) == {("descent", 7)}
+    assert seen and set(seen) == {("descent", 7, 3)}
 
 
 def test_a_start_certificate_is_refused_where_it_does_not_fit():

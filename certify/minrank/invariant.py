@@ -551,8 +551,9 @@ def _cut(state: _State, core, kappa, target: int, margin: float, floor: float, s
 
 def _squeeze(state: _State, core, margin: float, floor: float, iters: int, say, blocks: int | None = None) -> None:
     """Stage 2b: lower each block's rank one at a time, each try repaired by :func:`_joint` (module docstring), or,
-    with ``state.repair`` ``"descent"`` or ``"both"``, by :func:`certify.minrank.descent.lower`; ``blocks``: only
-    that many blocks, those of the largest multiplicities."""
+    with ``state.repair`` ``"descent"`` or ``"both"``, by :func:`certify.minrank.descent.lower` (:func:`_cut`:
+    ``state.cut_at_once`` ranks per gradual cut); ``blocks``: only that many blocks, those of the largest
+    multiplicities."""
     import numpy as np
 
     alg = state.alg
@@ -617,7 +618,7 @@ def _aim(state: _State, core, ranks: dict, margin: float, floor: float, steps: i
     import numpy as np
 
     alg = state.alg
-    if keep and state.repair != "joint":  # from a certificate: one rank at a time, gradually (descent.lower)
+    if keep and state.repair != "joint":  # from a certificate: gradually, state.cut_at_once ranks a cut (_cut)
         for k in sorted(ranks, key=lambda k: (-alg.multiplicity(k), k)):
             finish = (lambda: _joint(state, core, 2 * margin, floor, steps, say)) if state.repair == "both" else None
             if state.rank.get(k, 0) > ranks[k] and not _cut(state, core, k, ranks[k], margin, floor, say, finish):
