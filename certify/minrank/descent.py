@@ -163,20 +163,19 @@ def lower(state, core, kappa, cap: float, floor: float, steps: int = DESCENT_STE
     rank = state.rank[kappa]
     if not 1 <= count <= rank:
         raise ValueError(f"block {kappa} has rank {rank}: it cannot lose {count} columns")
-    from .invariant import BudgetSpent
-
-    saved = (dict(state.rank), dict(state.right))
+    saved, reached = (dict(state.rank), dict(state.right)), False
     try:
-        return _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved)
-    except BudgetSpent:  # the blocks as before the cut (feasible), for the search's rounding
+        reached = _lower(state, core, kappa, cap, floor, steps, say, finish, count)
+        return reached
+    finally:  # failed or cut short (the budget spent): no bound left, the blocks as before the cut (feasible)
         for column in range(rank):
             state.bounds.pop((kappa, column), None)
-        state.rank, state.right = saved
-        raise
+        if not reached:
+            state.rank, state.right = saved
 
 
-def _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved) -> bool:
-    """:func:`lower`'s work (``saved``: the blocks before it, restored where the cut fails)."""
+def _lower(state, core, kappa, cap, floor, steps, say, finish, count) -> bool:
+    """:func:`lower`'s work, leaving the restoring to it."""
     import numpy as np
 
     alg, rank = state.alg, state.rank[kappa]
@@ -223,6 +222,4 @@ def _lower(state, core, kappa, cap, floor, steps, say, finish, count, saved) -> 
         if say is not None:
             say(f"block {kappa}: the {'column' if count == 1 else 'columns'} dropped, then the joint SLP: "
                 + ("the margins hold" if reached else "not repaired"))
-    if not reached:
-        state.rank, state.right = saved
     return reached
